@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rust_afunix: `make demo` and `make check` do every set-up step that is missing.
+# Kbuild reads `Kbuild`; this file is the wrapper for people.
+
+KVARIANT ?= debug
+SCRIPTS := $(CURDIR)/scripts
+CACHE ?= $(or $(RUST_AFUNIX_CACHE),$(HOME)/.cache/rust-afunix)
+BINDGEN := $(CACHE)/tools/bin/bindgen
+KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
+	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
+KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
+
+.PHONY: all setup kernel kernels module selftests demo check lint fmt clean help
+
+all: module selftests
+
+help:
+	@echo "make demo       boot the test kernel, load the module, show an exchange"
+	@echo "make check      run the whole test suite in the VM (both families)"
+	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
+	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
+	@echo "make lint       rustfmt --check and checkpatch"
+
+setup:
+	@$(SCRIPTS)/setup
+
+kernel: setup
+	@$(SCRIPTS)/build-kernel $(KVARIANT)
+
+kernels: setup
+	@$(SCRIPTS)/build-kernel debug
+	@$(SCRIPTS)/build-kernel perf
+
+# The module is built in place (M=), for one kernel at a time: switching variants
+# cleans first.
+module: setup
+	@kdir="$(KDIR)"; \
+	if [ -f .kdir ] && [ "$$(cat .kdir)" != "$$kdir" ]; then \
+		$(MAKE) -s -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) clean; fi; \
+	echo "$$kdir" > .kdir; \
+	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) W=1 modules
+
+selftests:
+	@$(MAKE) -s -C selftests KSRC=$(CACHE)/linux-source-6.12
+
+demo: setup module selftests
+	@$(SCRIPTS)/vm-run --kernel $(KVARIANT) -- scripts/demo-guest
+
+check: setup module selftests
+	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh
+
+lint: setup
+	@ksrc=$(CACHE)/linux-source-6.12; \
+	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs && \
+	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+		--show-types -f *.rs *.c *.h selftests/*.c && \
+	echo "lint: clean"
+
+fmt:
+	rustfmt --edition 2021 --config-path $(CACHE)/linux-source-6.12/.rustfmt.toml rust_afunix_main.rs
+
+clean:
+	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
+		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
+	@rm -f .kdir
+	@$(MAKE) -s -C selftests clean

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The socket errnos that `kernel::error::code` of 6.12 does not have.
+
+use kernel::error::Error;
+
+/// An errno number (positive, as in `<errno.h>`), turned into an [`Error`] with `into()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Errno(pub(crate) i32);
+
+impl From<Errno> for Error {
+    fn from(e: Errno) -> Error {
+        Error::from_errno(-e.0)
+    }
+}
+
+macro_rules! errnos {
+    ($($name:ident = $n:literal, $doc:literal;)*) => {
+        $(
+            #[doc = $doc]
+            pub(crate) const $name: Errno = Errno($n);
+        )*
+    };
+}
+
+errnos! {
+    EMSGSIZE = 90, "Message too long.";
+    EPROTOTYPE = 91, "Protocol wrong type for socket.";
+    EPROTONOSUPPORT = 93, "Protocol not supported.";
+    ESOCKTNOSUPPORT = 94, "Socket type not supported.";
+    EOPNOTSUPP = 95, "Operation not supported on transport endpoint.";
+    EAFNOSUPPORT = 97, "Address family not supported by protocol.";
+    EADDRINUSE = 98, "Address already in use.";
+    ECONNRESET = 104, "Connection reset by peer.";
+    EISCONN = 106, "Transport endpoint is already connected.";
+    ENOTCONN = 107, "Transport endpoint is not connected.";
+    ECONNREFUSED = 111, "Connection refused.";
+}

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The protocol: socket creation, socketpair, release, shutdown, the data path and poll
+//! of the three socket types, as `net/unix/af_unix.c` of 6.12 does them.
+//!
+//! Safe code only: the C API is reached through [`crate::sock`] and [`crate::wakeup`].
+
+use crate::error::{
+    ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
+    ESOCKTNOSUPPORT,
+};
+use crate::sock::{
+    intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb,
+    Sock, Socket,
+};
+use crate::wakeup::{self, poll};
+use core::sync::atomic::{AtomicI64, Ordering};
+use kernel::error::{code::*, Error, Result};
+use kernel::types::ARef;
+
+/// `PF_UNIX`: the protocol number AF_UNIX accepts besides 0.
+const PF_UNIX: i32 = 1;
+
+/// AF_UNIX's default `net.unix.max_dgram_qlen`.
+pub(crate) const DEFAULT_MAX_DGRAM_QLEN: u32 = 10;
+
+/// `PAGE_ALLOC_COSTLY_ORDER`.
+const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
+
+/// `PAGE_SIZE`.
+const PAGE_SIZE: usize = 4096;
+
+/// `MAX_SKB_FRAGS` (`CONFIG_MAX_SKB_FRAGS` default).
+const MAX_SKB_FRAGS: usize = 17;
+
+/// Live sockets of this family, as AF_UNIX's `unix_nr_socks`.
+static NR_SOCKS: AtomicI64 = AtomicI64::new(0);
+
+/// The socket types, and which `proto_ops` table each one uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `SOCK_STREAM`.
+    Stream,
+    /// `SOCK_DGRAM` (and `SOCK_RAW`, which becomes `SOCK_DGRAM`).
+    Dgram,
+    /// `SOCK_SEQPACKET`.
+    Seqpacket,
+}
+
+/// Checks the arguments of `socket()` as `unix_create()` does; returns the kind and the
+/// type to store in the socket (`SOCK_RAW` becomes `SOCK_DGRAM`).
+pub(crate) fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
+    if protocol != 0 && protocol != PF_UNIX {
+        return Err(EPROTONOSUPPORT.into());
+    }
+    match ty {
+        sock_type::STREAM => Ok((Kind::Stream, ty)),
+        sock_type::RAW | sock_type::DGRAM => Ok((Kind::Dgram, sock_type::DGRAM)),
+        sock_type::SEQPACKET => Ok((Kind::Seqpacket, ty)),
+        _ => Err(ESOCKTNOSUPPORT.into()),
+    }
+}
+
+/// Accounts a new socket; `ENFILE` beyond twice the system's file limit, as AF_UNIX.
+pub(crate) fn account_new_socket() -> Result {
+    let n = NR_SOCKS.fetch_add(1, Ordering::Relaxed) + 1;
+    if n as u64 > 2 * crate::sock::max_files() {
+        NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
+        return Err(ENFILE);
+    }
+    Ok(())
+}
+
+/// Gives back the accounting of [`account_new_socket`].
+pub(crate) fn unaccount_socket() {
+    NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// Called when the last reference to `sk` goes (`unix_sock_destructor()`).
+pub(crate) fn destruct(sk: &Sock) {
+    sk.purge_rcvq(|_| ());
+    unaccount_socket();
+}
+
+/// `release`: the last close of the socket's file.
+pub(crate) fn release(sk: ARef<Sock>) {
+    release_sock(&sk, false);
+    // `sk` drops here: the `struct socket`'s reference (`sock_put` in AF_UNIX).
+}
+
+fn release_sock(sk: &Sock, embryo: bool) {
+    let (peer, old_state) = {
+        let mut g = sk.lock();
+        g.orphan();
+        g.add_shutdown(shut::MASK);
+        let old_state = sk.state();
+        g.set_state(state::CLOSE);
+        (g.set_peer(None), old_state)
+    };
+
+    wakeup::wake_all_peer_wait(sk);
+
+    if let Some(peer) = peer {
+        if sk.is_connection_oriented() {
+            let unread = !sk.rcvq_empty();
+            {
+                let mut g = peer.lock();
+                // No more writes.
+                g.add_shutdown(shut::MASK);
+                if unread || embryo {
+                    g.set_err(ECONNRESET);
+                }
+            }
+            peer.state_change();
+            peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
+        }
+        // `peer` drops here: it may now die.
+    }
+
+    // Throw out the buffers. A listener's queue holds embryos (not yet: no listen).
+    let _ = old_state;
+    sk.purge_rcvq(|_| ());
+}
+
+/// `socketpair()`: joins two new sockets back to back.
+pub(crate) fn socketpair(a: &Sock, b: &Sock) -> Result {
+    for (sk, peer) in [(a, b), (b, a)] {
+        let old = {
+            let mut g = sk.lock();
+            g.set_state(state::ESTABLISHED);
+            g.set_peer(Some(ARef::from(peer)))
+        };
+        drop(old);
+        sk.init_peercred();
+    }
+    Ok(())
+}
+
+/// `shutdown()`, mirrored onto the peer of a stream or seqpacket socket.
+pub(crate) fn shutdown(sk: &Sock, how: i32) -> Result {
+    // SHUT_RD (0) -> RCV, SHUT_WR (1) -> SEND, SHUT_RDWR (2) -> both.
+    let mode: u8 = match how {
+        0..=2 => (how + 1) as u8,
+        _ => return Err(EINVAL),
+    };
+    let peer = {
+        let mut g = sk.lock();
+        g.add_shutdown(mode);
+        g.peer().map(ARef::from)
+    };
+    sk.state_change();
+
+    if let Some(peer) = peer.filter(|_| sk.is_connection_oriented()) {
+        let mut peer_mode = 0;
+        if mode & shut::RCV != 0 {
+            peer_mode |= shut::SEND;
+        }
+        if mode & shut::SEND != 0 {
+            peer_mode |= shut::RCV;
+        }
+        peer.lock().add_shutdown(peer_mode);
+        peer.state_change();
+        if peer_mode == shut::MASK {
+            peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
+        } else if peer_mode & shut::RCV != 0 {
+            peer.wake_async(wake_async::WAITD, wake_async::POLL_IN);
+        }
+    }
+    Ok(())
+}
+
+/// The connected peer, with a reference.
+fn peer_get(sk: &Sock) -> Option<ARef<Sock>> {
+    sk.lock().peer().map(ARef::from)
+}
+
+/// `getname()` of an unnamed socket: just the family; `ENOTCONN` for the peer of an
+/// unconnected one. Returns the address length.
+pub(crate) fn getname_len(sk: &Sock, peer: bool) -> Result<usize> {
+    if peer && peer_get(sk).is_none() {
+        return Err(ENOTCONN.into());
+    }
+    // offsetof(struct sockaddr_un, sun_path): no name bound yet.
+    Ok(2)
+}
+
+/// `sendmsg()` of a datagram or seqpacket socket (`unix_dgram_sendmsg()`), for the
+/// connected case: the name table comes with bind/connect.
+pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+    let flags = m.flags();
+    if flags & msg::OOB != 0 {
+        return Err(EOPNOTSUPP.into());
+    }
+    if m.namelen() != 0 {
+        // Sending by name needs the name table (bind/connect); no socket is bound yet.
+        return Err(ECONNREFUSED.into());
+    }
+    let other = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
+
+    let sndbuf = sk.sndbuf();
+    if sndbuf < 32 || len > (sndbuf - 32) as usize {
+        return Err(EMSGSIZE.into());
+    }
+    let (max_alloc, _, _) = skb_limits();
+    let mut data_len = 0;
+    if len > max_alloc {
+        data_len = (len - max_alloc).min(MAX_SKB_FRAGS * PAGE_SIZE);
+        data_len = data_len.next_multiple_of(PAGE_SIZE);
+    }
+    let skb = Skb::alloc_from_msg(
+        sk,
+        m,
+        len,
+        data_len.min(len),
+        flags & msg::DONTWAIT != 0,
+        PAGE_ALLOC_COSTLY_ORDER,
+    )?;
+
+    let g = other.lock();
+    if other.is_dead() {
+        drop(g);
+        if sk.sk_type() == sock_type::SEQPACKET {
+            return Err(EPIPE);
+        }
+        // The connected peer is gone: disconnect, as 1003.1g asks of datagrams.
+        let old = {
+            let mut sg = sk.lock();
+            if sg.peer().is_some_and(|p| core::ptr::eq(p, &*other)) {
+                sg.set_state(state::CLOSE);
+                sg.set_peer(None)
+            } else {
+                None
+            }
+        };
+        if old.is_none() {
+            // Raced with a reconnect: the peer changed under us.
+            return Err(ECONNRESET.into());
+        }
+        // `unix_dgram_disconnected()`: what the dead peer sent is lost.
+        if !sk.rcvq_empty() {
+            sk.purge_rcvq(|_| ());
+            wakeup::wake_all_peer_wait(sk);
+        }
+        return Err(ECONNREFUSED.into());
+    }
+    if other.shutdown() & shut::RCV != 0 {
+        return Err(EPIPE);
+    }
+    other.queue_tail(skb);
+    drop(g);
+    other.data_ready();
+    Ok(len)
+}
+
+/// `sendmsg()` of a seqpacket socket.
+pub(crate) fn seqpacket_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+    if let Some(e) = sk.take_error() {
+        return Err(e);
+    }
+    if sk.state() != state::ESTABLISHED {
+        return Err(ENOTCONN.into());
+    }
+    if m.namelen() != 0 {
+        m.clear_name();
+    }
+    dgram_sendmsg(sk, m, len)
+}
+
+/// `recvmsg()` of a datagram or seqpacket socket (`__unix_dgram_recvmsg()`).
+pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
+    if flags & msg::OOB != 0 {
+        return Err(EOPNOTSUPP.into());
+    }
+    let skb = match Skb::recv_datagram(sk, flags) {
+        Ok(Some(skb)) => skb,
+        Ok(None) => return Ok(0),
+        Err(e) => {
+            // Signal EOF on a disconnected non-blocking seqpacket socket.
+            let _g = sk.lock();
+            if sk.sk_type() == sock_type::SEQPACKET
+                && e == EAGAIN
+                && sk.shutdown() & shut::RCV != 0
+            {
+                return Ok(0);
+            }
+            return Err(e);
+        }
+    };
+    wakeup::wake_writers(sk);
+    m.clear_name();
+
+    let skb_len = skb.view().len() as usize;
+    let mut n = size;
+    if n > skb_len {
+        n = skb_len;
+    } else if n < skb_len {
+        m.add_flags(msg::TRUNC);
+    }
+    let res = skb.view().copy_to_msg(0, m, n);
+    skb.free_datagram(sk);
+    res?;
+    Ok(if flags & msg::TRUNC != 0 { skb_len } else { n })
+}
+
+/// `recvmsg()` of a seqpacket socket.
+pub(crate) fn seqpacket_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
+    if sk.state() != state::ESTABLISHED {
+        return Err(ENOTCONN.into());
+    }
+    dgram_recvmsg(sk, m, size, flags)
+}
+
+/// `sendmsg()` of a stream socket (`unix_stream_sendmsg()`).
+pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+    let flags = m.flags();
+    if flags & msg::OOB != 0 {
+        return Err(EOPNOTSUPP.into());
+    }
+    if m.namelen() != 0 {
+        return Err(if sk.state() == state::ESTABLISHED { EISCONN } else { EOPNOTSUPP }.into());
+    }
+    let other = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
+    if sk.shutdown() & shut::SEND != 0 {
+        return Err(pipe(flags, 0));
+    }
+
+    let (_, max_head0, frags_sz) = skb_limits();
+    let order = frags_sz.trailing_zeros() as i32 - 12;
+    let mut sent = 0usize;
+    while sent < len {
+        // Keep two messages in the pipe so it schedules better.
+        let half = ((sk.sndbuf() >> 1) - 64).max(0) as usize;
+        let size = (len - sent).min(half).min(max_head0 + frags_sz);
+        let data_len = size.saturating_sub(max_head0).next_multiple_of(PAGE_SIZE).min(size);
+        let skb =
+            match Skb::alloc_from_msg(sk, m, size, data_len, flags & msg::DONTWAIT != 0, order) {
+                Ok(skb) => skb,
+                Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
+            };
+
+        let g = other.lock();
+        if other.is_dead() || other.shutdown() & shut::RCV != 0 {
+            drop(g);
+            drop(skb);
+            return if sent > 0 { Ok(sent) } else { Err(pipe(flags, sent)) };
+        }
+        other.queue_tail(skb);
+        drop(g);
+        other.data_ready();
+        sent += size;
+    }
+    Ok(sent)
+}
+
+/// `EPIPE`, with `SIGPIPE` unless `MSG_NOSIGNAL` or something was sent.
+fn pipe(flags: u32, sent: usize) -> Error {
+    if sent == 0 && flags & msg::NOSIGNAL == 0 {
+        send_sigpipe();
+    }
+    EPIPE
+}
+
+/// `recvmsg()` of a stream socket (`unix_stream_read_generic()`).
+pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
+    if sk.state() != state::ESTABLISHED {
+        return Err(EINVAL);
+    }
+    if flags & msg::OOB != 0 {
+        return Err(EOPNOTSUPP.into());
+    }
+    let target = sk.rcvlowat(flags & msg::WAITALL != 0, size);
+    let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
+    let peek = flags & msg::PEEK != 0;
+    let mut copied = 0usize;
+    let mut left = size;
+    let mut err: Option<Error> = None;
+
+    let mut io = sk.io_lock();
+    'outer: while left > 0 {
+        if sk.is_dead() {
+            err = Some(ECONNRESET.into());
+            break;
+        }
+        let mut skb = io.peek(None);
+        // While peeking, skip what this call has already copied.
+        let mut skip = if peek { copied } else { 0 };
+        loop {
+            match skb {
+                Some(s) if skip >= s.unread() as usize => {
+                    skip -= s.unread() as usize;
+                    skb = io.peek(Some(s));
+                }
+                _ => break,
+            }
+        }
+        let Some(s) = skb else {
+            if copied >= target {
+                break;
+            }
+            // POSIX 1003.1g mandates this order.
+            {
+                let _g = sk.lock();
+                if let Some(e) = sk.take_error() {
+                    err = Some(e);
+                    break;
+                }
+                if sk.shutdown() & shut::RCV != 0 {
+                    break;
+                }
+            }
+            if timeo == 0 {
+                err = Some(EAGAIN);
+                break;
+            }
+            let mark = sk.rcvq_tail_mark();
+            timeo = io.unlocked(|| {
+                wakeup::wait_on_sk(sk, timeo, || {
+                    sk.rcvq_tail_mark() != mark
+                        || sk.err() != 0
+                        || sk.shutdown() & shut::RCV != 0
+                        || sk.is_dead()
+                })
+            });
+            if crate::sock::signal_pending() {
+                err = Some(intr_errno(timeo));
+                break 'outer;
+            }
+            continue;
+        };
+
+        let offset = s.consumed() + skip as u32;
+        let chunk = (s.unread() as usize - skip).min(left);
+        if let Err(e) = s.copy_to_msg(offset, m, chunk) {
+            if copied == 0 {
+                err = Some(e);
+            }
+            break;
+        }
+        copied += chunk;
+        left -= chunk;
+        if !peek {
+            s.consume(&io, chunk as u32);
+            if s.unread() != 0 {
+                break;
+            }
+            io.unlink_consume(s);
+        }
+    }
+    drop(io);
+
+    match err {
+        Some(e) if copied == 0 => Err(e),
+        _ => Ok(copied),
+    }
+}
+
+/// `poll()` of a stream or seqpacket socket (`unix_poll()`).
+pub(crate) fn stream_poll(sk: &Sock) -> u32 {
+    let shutdown = sk.shutdown();
+    let st = sk.state();
+    let mut mask = 0;
+
+    if sk.err() != 0 {
+        mask |= poll::ERR;
+    }
+    if shutdown == shut::MASK {
+        mask |= poll::HUP;
+    }
+    if shutdown & shut::RCV != 0 {
+        mask |= poll::RDHUP | poll::IN | poll::RDNORM;
+    }
+    if !sk.rcvq_empty() || sk.psock_readable() {
+        mask |= poll::IN | poll::RDNORM;
+    }
+    // Connection-based sockets need to check for termination and startup.
+    if sk.is_connection_oriented() && st == state::CLOSE {
+        mask |= poll::HUP;
+    }
+    // Writable also when the other side has shut down, so that no socket gets stuck.
+    if wakeup::writable(sk, st) {
+        mask |= poll::WRITABLE;
+    }
+    mask
+}
+
+/// `poll()` of a datagram socket (`unix_dgram_poll()`).
+pub(crate) fn dgram_poll(sk: &Sock, requested: u32) -> u32 {
+    let shutdown = sk.shutdown();
+    let st = sk.state();
+    let mut mask = 0;
+
+    if sk.err() != 0 || !sk.errq_empty() {
+        mask |= poll::ERR;
+    }
+    if shutdown & shut::RCV != 0 {
+        mask |= poll::RDHUP | poll::IN | poll::RDNORM;
+    }
+    if shutdown == shut::MASK {
+        mask |= poll::HUP;
+    }
+    if !sk.rcvq_empty() || sk.psock_readable() {
+        mask |= poll::IN | poll::RDNORM;
+    }
+    if sk.sk_type() == sock_type::SEQPACKET && st == state::CLOSE {
+        mask |= poll::HUP;
+    }
+    // No write status requested: avoid the expensive tests.
+    if requested & poll::WRITABLE == 0 {
+        return mask;
+    }
+    let mut writable = wakeup::writable(sk, st);
+    if writable {
+        let g = sk.lock();
+        if let Some(other) = g.peer() {
+            if !other.peer_is(sk) && other.rcvq_len() > other.max_ack_backlog() {
+                writable = false;
+            }
+        }
+    }
+    if writable {
+        mask |= poll::WRITABLE;
+    } else {
+        sk.set_nospace();
+    }
+    mask
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! rust_afunix: AF_UNIX, reimplemented in Rust as a socket family of its own.
+//!
+//! The module registers a socket family (number: the `family` module parameter) with
+//! `SOCK_STREAM`, `SOCK_DGRAM` and `SOCK_SEQPACKET` sockets that behave as AF_UNIX of
+//! Linux 6.12 does. See README.md.
+//!
+//! Layout: [`sock`] and [`wakeup`] are the thin layer over the C API (all `unsafe` is
+//! there, in [`socket`]'s trampolines and in this file's registration); [`proto`] is the
+//! protocol, in safe Rust.
+
+mod bindings;
+mod error;
+mod proto;
+mod sock;
+mod socket;
+mod wakeup;
+
+use core::ffi::c_int;
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, Ordering};
+use kernel::error::{from_result, to_result};
+use kernel::prelude::*;
+
+module! {
+    type: RustAfUnix,
+    name: "rust_afunix",
+    author: "rust_afunix developers",
+    description: "AF_UNIX sockets reimplemented in Rust, as a socket family of their own",
+    license: "GPL",
+}
+
+/// `AF_MAX` (= `NPROTO`) of 6.12: `sock_register` refuses numbers from here on.
+const AF_MAX: c_int = 46;
+
+/// The family number this module registered (the `family` parameter).
+pub(crate) fn family() -> c_int {
+    // SAFETY: The parameter is read-only (0444) after load.
+    unsafe { ptr::addr_of!(bindings::afunix_family).read() }
+}
+
+/// The registration tables: two `struct proto` (their names show in
+/// /proc/net/protocols), a `proto_ops` per socket type, and the family.
+struct Tables {
+    stream_proto: bindings::proto,
+    dgram_proto: bindings::proto,
+    stream_ops: bindings::proto_ops,
+    dgram_ops: bindings::proto_ops,
+    seqpacket_ops: bindings::proto_ops,
+    family: bindings::net_proto_family,
+}
+
+/// The published tables, for `create`.
+///
+/// Set before `sock_register` and cleared after `sock_unregister`; the module cannot be
+/// unloaded while a socket exists (each socket holds a module reference through the
+/// `owner` of the tables), so the tables outlive every callback.
+static TABLES: AtomicPtr<Tables> = AtomicPtr::new(ptr::null_mut());
+
+fn proto_named(name: &[u8]) -> bindings::proto {
+    let mut p = bindings::proto::default();
+    for (d, s) in p.name.iter_mut().zip(name) {
+        *d = *s as _;
+    }
+    p.owner = THIS_MODULE.as_ptr().cast();
+    p.obj_size = core::mem::size_of::<bindings::afunix_sock>() as u32;
+    p
+}
+
+/// `net_proto_family::create`: `socket(family, type, protocol)`.
+///
+/// # Safety
+///
+/// Only called by the socket core, with a new `struct socket`.
+unsafe extern "C" fn create(
+    net: *mut bindings::net,
+    sock: *mut bindings::socket,
+    protocol: c_int,
+    kern: c_int,
+) -> c_int {
+    from_result(|| {
+        let tables = TABLES.load(Ordering::Acquire);
+        if tables.is_null() {
+            return Err(error::EAFNOSUPPORT.into());
+        }
+        // SAFETY: `create` runs only between `sock_register` and `sock_unregister`,
+        // while `tables` is published and alive.
+        let t = unsafe { &mut *tables };
+        // SAFETY: `sock` is the new socket of this call.
+        let ty = unsafe { (*sock).type_ };
+        let (kind, ty) = proto::check_create(ty as u16, protocol)?;
+        let (ops, prot): (*const bindings::proto_ops, *mut bindings::proto) = match kind {
+            proto::Kind::Stream => (&t.stream_ops, &mut t.stream_proto),
+            proto::Kind::Dgram => (&t.dgram_ops, &mut t.dgram_proto),
+            proto::Kind::Seqpacket => (&t.seqpacket_ops, &mut t.dgram_proto),
+        };
+        // SAFETY: `sock` is the new socket of this call; SOCK_RAW becomes SOCK_DGRAM.
+        unsafe {
+            (*sock).state = 1; // SS_UNCONNECTED
+            (*sock).type_ = ty as _;
+            (*sock).ops = ops;
+        }
+        proto::account_new_socket()?;
+        // SAFETY: Arguments of a `create` call; `prot` is registered with the size of
+        // `struct afunix_sock`.
+        let r = unsafe {
+            sock::Sock::alloc(
+                net,
+                sock,
+                family(),
+                prot,
+                kern,
+                proto::DEFAULT_MAX_DGRAM_QLEN,
+                wakeup::write_space,
+                destruct,
+            )
+        };
+        if r.is_err() {
+            proto::unaccount_socket();
+        }
+        r.map(|()| 0)
+    })
+}
+
+/// `sk_destruct`: the last reference to a socket is gone.
+///
+/// # Safety
+///
+/// Only called by `__sk_destruct`, for a socket of this family.
+unsafe extern "C" fn destruct(sk: *mut bindings::sock) {
+    // SAFETY: The core passes a socket of this family whose refcount just dropped to
+    // zero; it is valid until this hook returns.
+    let s = unsafe { sock::Sock::from_raw(sk) };
+    proto::destruct(s);
+    // SAFETY: As above; undoes the `+1` of `Sock::alloc`.
+    unsafe { bindings::afunix_prot_inuse_add(sk, -1) };
+}
+
+struct RustAfUnix {
+    tables: Pin<KBox<Tables>>,
+}
+
+impl kernel::Module for RustAfUnix {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let fam = family();
+        if fam <= 1 || fam >= AF_MAX {
+            pr_err!(
+                "family={} is not a usable family number: pick a free one in 2..{} (see README)\n",
+                fam,
+                AF_MAX - 1
+            );
+            return Err(EINVAL);
+        }
+        let owner: *mut bindings::module = THIS_MODULE.as_ptr().cast();
+        let mut tables = KBox::pin(
+            Tables {
+                stream_proto: proto_named(b"RUST_AFUNIX-STREAM"),
+                dgram_proto: proto_named(b"RUST_AFUNIX"),
+                stream_ops: socket::proto_ops::<socket::Stream>(fam, owner),
+                dgram_ops: socket::proto_ops::<socket::Dgram>(fam, owner),
+                seqpacket_ops: socket::proto_ops::<socket::Seqpacket>(fam, owner),
+                family: bindings::net_proto_family {
+                    family: fam,
+                    create: Some(create),
+                    owner,
+                },
+            },
+            GFP_KERNEL,
+        )?;
+        // SAFETY: `Tables` holds no self-references and is not moved out of the box;
+        // the C side keeps pointers into it until unregistration in `drop`.
+        let t = unsafe { Pin::get_unchecked_mut(tables.as_mut()) };
+        // SAFETY: `stream_proto` lives in the box until `proto_unregister` in `drop`.
+        to_result(unsafe { bindings::proto_register(&mut t.stream_proto, 1) })?;
+        // SAFETY: As above.
+        if let Err(e) = to_result(unsafe { bindings::proto_register(&mut t.dgram_proto, 1) }) {
+            // SAFETY: Registered just above.
+            unsafe { bindings::proto_unregister(&mut t.stream_proto) };
+            return Err(e);
+        }
+        TABLES.store(t, Ordering::Release);
+        // SAFETY: `family` lives in the box until `sock_unregister` in `drop`.
+        if let Err(e) = to_result(unsafe { bindings::sock_register(&t.family) }) {
+            TABLES.store(ptr::null_mut(), Ordering::Release);
+            // SAFETY: Registered above, and no socket could be created.
+            unsafe {
+                bindings::proto_unregister(&mut t.dgram_proto);
+                bindings::proto_unregister(&mut t.stream_proto);
+            }
+            if e == EEXIST {
+                pr_err!(
+                    "family={} is taken by another protocol: load with another family= (see README)\n",
+                    fam
+                );
+            } else {
+                pr_err!("sock_register(family={}) failed: {:?}\n", fam, e);
+            }
+            return Err(e);
+        }
+        pr_info!("registered socket family {} (AF_UNIX in Rust)\n", fam);
+        Ok(RustAfUnix { tables })
+    }
+}
+
+impl Drop for RustAfUnix {
+    fn drop(&mut self) {
+        // SAFETY: Not moved out; see `init`.
+        let t = unsafe { Pin::get_unchecked_mut(self.tables.as_mut()) };
+        // SAFETY: Registered in `init`. No socket of this family exists (each holds a
+        // module reference), and `sock_unregister` waits for `create` calls in flight.
+        unsafe { bindings::sock_unregister(t.family.family) };
+        TABLES.store(ptr::null_mut(), Ordering::Release);
+        // SAFETY: Registered in `init`; no socket uses them any more.
+        unsafe {
+            bindings::proto_unregister(&mut t.dgram_proto);
+            bindings::proto_unregister(&mut t.stream_proto);
+        }
+        pr_info!("unregistered socket family {}\n", t.family.family);
+    }
+}

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the rust_afunix scripts. Source it; do not run it.
+
+KVER=6.12.117
+KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+BINDGEN_VERSION=0.72.1
+VNG_VERSION=1.42
+LLVM_SUFFIX=-22
+
+CACHE=${RUST_AFUNIX_CACHE:-$HOME/.cache/rust-afunix}
+TOOLS=$CACHE/tools
+VENV=$CACHE/venv
+BINDGEN=$TOOLS/bin/bindgen
+VNG=$VENV/bin/vng
+RUSTC=/usr/bin/rustc
+RUSTDOC=/usr/bin/rustdoc
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# kernel_key VARIANT: the cache key of a test kernel: version, variant and a hash of
+# everything that decides its contents (fragments, build script, toolchain versions).
+kernel_key() {
+	local h
+	h=$( { cat "$ROOT/kconfig/base.config" "$ROOT/kconfig/$1.config" \
+		"$ROOT/scripts/build-kernel"; clang$LLVM_SUFFIX --version | head -n1;
+		$RUSTC --version; "$BINDGEN" --version; } | sha256sum | cut -c1-12)
+	echo "$KVER-$1-$h"
+}
+
+kernel_dir() {
+	echo "$CACHE/kernels/$(kernel_key "$1")"
+}
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}

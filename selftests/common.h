@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the rust_afunix selftests: every test runs once per family variant,
+ * `af_unix` (the oracle) and `rust_afunix` (the module), with the same assertions,
+ * so both families must behave identically.
+ */
+#ifndef AFUNIX_SELFTESTS_COMMON_H
+#define AFUNIX_SELFTESTS_COMMON_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The module's family number, from its parameter; -1 if it is not loaded. */
+static inline int afunix_module_family(void)
+{
+	FILE *f = fopen("/sys/module/rust_afunix/parameters/family", "r");
+	int fam = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &fam) != 1)
+		fam = -1;
+	fclose(f);
+	return fam;
+}
+
+/*
+ * The family a variant tests. Both variants must exist, so that a missing module fails
+ * the `rust_afunix` variant rather than silently testing AF_UNIX twice.
+ */
+#define FAMILY_VARIANTS(fixture)					\
+	FIXTURE_VARIANT(fixture) { bool ours; };			\
+	FIXTURE_VARIANT_ADD(fixture, af_unix) { .ours = false };	\
+	FIXTURE_VARIANT_ADD(fixture, rust_afunix) { .ours = true }
+
+static inline int variant_family(bool ours)
+{
+	return ours ? afunix_module_family() : AF_UNIX;
+}
+
+/*
+ * Waits (without sleeping a fixed time) until task `pid` blocks in the kernel: its
+ * state in /proc/PID/stat becomes 'S'. Used to make sure a blocking call really
+ * blocked before the test unblocks it.
+ */
+static inline int wait_until_sleeping(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int i, fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 10000000; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return -1;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -1;
+		buf[n] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return 0;
+		sched_yield();
+	}
+	return -1;
+}
+
+/* Returns the errno of a failing call, 0 for success. */
+#define ERRNO_OF(call) ((call) < 0 ? errno : 0)
+
+#endif

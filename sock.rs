@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The thin layer over the C socket API: sockets, skbs and message headers.
+//!
+//! Every `unsafe` that touches a `struct sock`, `struct socket`, `struct sk_buff` or
+//! `struct msghdr` lives here (and, for wait queues, in [`crate::wakeup`]). The protocol
+//! files work with the safe types of this file only.
+
+use crate::bindings;
+use crate::error::{Errno, EMSGSIZE};
+use core::ffi::c_int;
+use core::ptr::{self, NonNull};
+use kernel::error::{to_result, Error, Result};
+use kernel::types::{ARef, AlwaysRefCounted, Opaque};
+
+/// `sk_state` values (`include/net/tcp_states.h`), as AF_UNIX uses them.
+pub(crate) mod state {
+    /// Connected (socketpair, accepted or connected socket).
+    pub(crate) const ESTABLISHED: u8 = 1;
+    /// Not connected (the initial state) or closed.
+    pub(crate) const CLOSE: u8 = 7;
+    /// Listening.
+    pub(crate) const LISTEN: u8 = 10;
+}
+
+/// `sk_shutdown` bits.
+pub(crate) mod shut {
+    /// No more receptions.
+    pub(crate) const RCV: u8 = 1;
+    /// No more sends.
+    pub(crate) const SEND: u8 = 2;
+    /// Both.
+    pub(crate) const MASK: u8 = 3;
+}
+
+/// Socket types (`enum sock_type`), as user space passes them.
+pub(crate) mod sock_type {
+    /// `SOCK_STREAM`.
+    pub(crate) const STREAM: u16 = 1;
+    /// `SOCK_DGRAM`.
+    pub(crate) const DGRAM: u16 = 2;
+    /// `SOCK_RAW`.
+    pub(crate) const RAW: u16 = 3;
+    /// `SOCK_SEQPACKET`.
+    pub(crate) const SEQPACKET: u16 = 5;
+}
+
+/// `msg_flags` bits used by the protocol.
+pub(crate) mod msg {
+    /// `MSG_OOB`.
+    pub(crate) const OOB: u32 = 1;
+    /// `MSG_PEEK`.
+    pub(crate) const PEEK: u32 = 2;
+    /// `MSG_TRUNC`.
+    pub(crate) const TRUNC: u32 = 0x20;
+    /// `MSG_DONTWAIT`.
+    pub(crate) const DONTWAIT: u32 = 0x40;
+    /// `MSG_WAITALL`.
+    pub(crate) const WAITALL: u32 = 0x100;
+    /// `MSG_NOSIGNAL`.
+    pub(crate) const NOSIGNAL: u32 = 0x4000;
+}
+
+/// `sk_wake_async()` arguments.
+pub(crate) mod wake_async {
+    /// `SOCK_WAKE_WAITD`.
+    pub(crate) const WAITD: i32 = 1;
+    /// `SOCK_WAKE_SPACE`.
+    pub(crate) const SPACE: i32 = 2;
+    /// `POLL_IN`.
+    pub(crate) const POLL_IN: i32 = 1;
+    /// `POLL_OUT`.
+    pub(crate) const POLL_OUT: i32 = 2;
+    /// `POLL_HUP`.
+    pub(crate) const POLL_HUP: i32 = 6;
+}
+
+/// A socket of this family: the `struct sock` inside a `struct afunix_sock`.
+///
+/// # Invariants
+///
+/// `self.0` is a `struct sock` allocated by [`Sock::alloc`] (so it is the first field of
+/// a `struct afunix_sock` initialised by `afunix_sock_init`), and its refcount is
+/// non-zero while a `&Sock` exists.
+#[repr(transparent)]
+pub(crate) struct Sock(Opaque<bindings::sock>);
+
+// SAFETY: A `struct sock` is used from any thread; its mutable state is guarded by its
+// own locks or accessed with READ_ONCE/WRITE_ONCE semantics below.
+unsafe impl Send for Sock {}
+// SAFETY: As above: shared references only reach lock-guarded or atomic state.
+unsafe impl Sync for Sock {}
+
+// SAFETY: `sock_hold`/`sock_put` are the refcount of a `struct sock`; the object stays
+// alive while the count is non-zero.
+unsafe impl AlwaysRefCounted for Sock {
+    fn inc_ref(&self) {
+        // SAFETY: The existence of `&self` means the refcount is non-zero.
+        unsafe { bindings::afunix_sock_hold(self.as_ptr()) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The caller owns a reference, which it gives up here.
+        unsafe { bindings::afunix_sock_put(obj.as_ptr().cast()) };
+    }
+}
+
+impl Sock {
+    /// Borrows a `struct sock` of this family.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point to a socket of this family that stays alive for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::sock) -> &'a Sock {
+        // CAST: `Sock` is `repr(transparent)` over `struct sock`.
+        // SAFETY: Validity for `'a` is guaranteed by the caller.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// The raw `struct sock`.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::sock {
+        self.0.get()
+    }
+
+    fn unix(&self) -> *mut bindings::afunix_sock {
+        // CAST: `sk` is the first field of `struct afunix_sock` (type invariant).
+        self.as_ptr().cast()
+    }
+
+    /// Allocates the `struct sock` of `socket` and initialises it as AF_UNIX's
+    /// `unix_create1()` does, with this family's hooks.
+    ///
+    /// # Safety
+    ///
+    /// `net` and `socket` are the arguments of a `net_proto_family::create` call;
+    /// `prot` is a registered `struct proto` whose `obj_size` is that of
+    /// `struct afunix_sock`.
+    pub(crate) unsafe fn alloc(
+        net: *mut bindings::net,
+        socket: *mut bindings::socket,
+        family: i32,
+        prot: *mut bindings::proto,
+        kern: c_int,
+        max_dgram_qlen: u32,
+        write_space: unsafe extern "C" fn(*mut bindings::sock),
+        destruct: unsafe extern "C" fn(*mut bindings::sock),
+    ) -> Result<()> {
+        // SAFETY: `net` and `prot` are valid by the safety requirements; GFP_KERNEL is
+        // fine in process context without locks.
+        let sk = unsafe { bindings::sk_alloc(net, family, bindings::GFP_KERNEL, prot, kern) };
+        if sk.is_null() {
+            return Err(kernel::error::code::ENOMEM);
+        }
+        // SAFETY: `socket` is the socket being created and `sk` was just allocated.
+        unsafe { bindings::sock_init_data(socket, sk) };
+        // SAFETY: `sk` is the first field of a zeroed `struct afunix_sock` of
+        // `obj_size` bytes, not yet visible to anyone else.
+        unsafe {
+            bindings::afunix_sock_init(sk);
+            (*sk).sk_allocation = bindings::GFP_KERNEL_ACCOUNT;
+            (*sk).sk_max_ack_backlog = max_dgram_qlen;
+            (*sk).sk_write_space = Some(write_space);
+            (*sk).sk_destruct = Some(destruct);
+            bindings::afunix_prot_inuse_add(sk, 1);
+        }
+        Ok(())
+    }
+
+    /// Whether `sk`'s peer is `other` (a lockless compare: the pointer is not followed).
+    pub(crate) fn peer_is(&self, other: &Sock) -> bool {
+        // SAFETY: A volatile read of a pointer field of a live socket (READ_ONCE).
+        let p = unsafe { ptr::addr_of!((*self.unix()).peer).read_volatile() };
+        core::ptr::eq(p, other.as_ptr())
+    }
+
+    /// `READ_ONCE(sk->sk_max_ack_backlog)`: the datagram queue limit.
+    pub(crate) fn max_ack_backlog(&self) -> u32 {
+        // SAFETY: A volatile read of a field of a live socket (READ_ONCE).
+        unsafe { ptr::addr_of!((*self.as_ptr()).sk_max_ack_backlog).read_volatile() }
+    }
+
+    /// The socket type (`SOCK_STREAM`, `SOCK_DGRAM` or `SOCK_SEQPACKET`).
+    pub(crate) fn sk_type(&self) -> u16 {
+        // SAFETY: `sk_type` is set at creation and never changes.
+        unsafe { (*self.as_ptr()).sk_type }
+    }
+
+    /// Whether this is a connection-oriented socket (stream or seqpacket).
+    pub(crate) fn is_connection_oriented(&self) -> bool {
+        matches!(self.sk_type(), sock_type::STREAM | sock_type::SEQPACKET)
+    }
+
+    /// `READ_ONCE(sk->sk_state)`.
+    pub(crate) fn state(&self) -> u8 {
+        // SAFETY: A volatile read of a field of a live socket (READ_ONCE).
+        unsafe { ptr::addr_of!((*self.as_ptr()).__sk_common.skc_state).read_volatile() }
+    }
+
+    /// `READ_ONCE(sk->sk_shutdown)`.
+    pub(crate) fn shutdown(&self) -> u8 {
+        // SAFETY: A volatile read of a field of a live socket (READ_ONCE).
+        unsafe { ptr::addr_of!((*self.as_ptr()).sk_shutdown).read_volatile() }
+    }
+
+    /// `READ_ONCE(sk->sk_err)`.
+    pub(crate) fn err(&self) -> i32 {
+        // SAFETY: A volatile read of a field of a live socket (READ_ONCE).
+        unsafe { ptr::addr_of!((*self.as_ptr()).sk_err).read_volatile() }
+    }
+
+    /// `READ_ONCE(sk->sk_sndbuf)`.
+    pub(crate) fn sndbuf(&self) -> i32 {
+        // SAFETY: A volatile read of a field of a live socket (READ_ONCE).
+        unsafe { ptr::addr_of!((*self.as_ptr()).sk_sndbuf).read_volatile() }
+    }
+
+    /// Bytes of this socket's skbs in flight (`sk_wmem_alloc`).
+    pub(crate) fn wmem_alloc(&self) -> u32 {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_wmem_alloc(self.as_ptr()) }
+    }
+
+    /// `sock_flag(sk, SOCK_DEAD)`: the socket was released.
+    pub(crate) fn is_dead(&self) -> bool {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_sock_dead(self.as_ptr()) }
+    }
+
+    /// `sock_error()`: takes the pending socket error, if any.
+    pub(crate) fn take_error(&self) -> Option<Error> {
+        // SAFETY: `self` is a live socket.
+        let err = unsafe { bindings::afunix_sock_error(self.as_ptr()) };
+        (err < 0).then(|| Error::from_errno(err))
+    }
+
+    /// Whether the receive queue is empty (lockless).
+    pub(crate) fn rcvq_empty(&self) -> bool {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_rcvq_empty(self.as_ptr()) }
+    }
+
+    /// The number of skbs in the receive queue (lockless).
+    pub(crate) fn rcvq_len(&self) -> u32 {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_rcvq_len(self.as_ptr()) }
+    }
+
+    /// Whether the error queue is empty (lockless).
+    pub(crate) fn errq_empty(&self) -> bool {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_errq_empty(self.as_ptr()) }
+    }
+
+    /// `sk_is_readable()`: a BPF psock has data (never, for this family).
+    pub(crate) fn psock_readable(&self) -> bool {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_is_readable(self.as_ptr()) }
+    }
+
+    /// `sock_rcvtimeo()`.
+    pub(crate) fn rcvtimeo(&self, nonblock: bool) -> i64 {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_rcvtimeo(self.as_ptr(), nonblock) }
+    }
+
+    /// `sock_rcvlowat()`.
+    pub(crate) fn rcvlowat(&self, waitall: bool, len: usize) -> usize {
+        let len = c_int::try_from(len).unwrap_or(c_int::MAX);
+        // SAFETY: `self` is a live socket.
+        let lowat = unsafe { bindings::afunix_rcvlowat(self.as_ptr(), waitall, len) };
+        usize::try_from(lowat).unwrap_or(1)
+    }
+
+    /// Appends `skb` to the receive queue.
+    pub(crate) fn queue_tail(&self, skb: Skb) {
+        // SAFETY: `self` is a live socket; the queue takes over the skb.
+        unsafe {
+            bindings::skb_queue_tail(
+                ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue),
+                skb.into_raw(),
+            )
+        };
+    }
+
+    /// Frees every skb of the receive queue, passing each to `f` first.
+    pub(crate) fn purge_rcvq(&self, mut f: impl FnMut(&SkbView)) {
+        loop {
+            // SAFETY: `self` is a live socket; `skb_dequeue` takes the queue lock.
+            let skb = unsafe {
+                bindings::skb_dequeue(ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue))
+            };
+            let Some(skb) = NonNull::new(skb) else {
+                return;
+            };
+            // SAFETY: The skb was dequeued, so this is its only owner.
+            let skb = unsafe { Skb::from_raw(skb) };
+            f(skb.view());
+            skb.drop_on_close();
+        }
+    }
+
+    /// Calls `sk->sk_state_change`.
+    pub(crate) fn state_change(&self) {
+        // SAFETY: `self` is a live socket; the hook was set by `sock_init_data`.
+        unsafe {
+            if let Some(f) = (*self.as_ptr()).sk_state_change {
+                f(self.as_ptr())
+            }
+        }
+    }
+
+    /// Calls `sk->sk_data_ready`.
+    pub(crate) fn data_ready(&self) {
+        // SAFETY: `self` is a live socket; the hook was set by `sock_init_data`.
+        unsafe {
+            if let Some(f) = (*self.as_ptr()).sk_data_ready {
+                f(self.as_ptr())
+            }
+        }
+    }
+
+    /// `sk_wake_async()`: SIGIO to the socket's owner, if asked for.
+    pub(crate) fn wake_async(&self, how: i32, band: i32) {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_wake_async(self.as_ptr(), how, band) };
+    }
+
+    /// Sets `SOCKWQ_ASYNC_NOSPACE`.
+    pub(crate) fn set_nospace(&self) {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_set_nospace(self.as_ptr()) };
+    }
+
+    /// Records the calling task as the peer credentials (`SO_PEERCRED`).
+    ///
+    /// Called once per socket, before it is visible to others (socketpair).
+    pub(crate) fn init_peercred(&self) {
+        // SAFETY: `self` is a live socket; the old pid/cred are NULL (fresh socket),
+        // and `__sk_destruct` puts the new ones.
+        unsafe { bindings::afunix_init_peercred(self.as_ptr()) };
+    }
+
+    /// Takes the state lock (AF_UNIX's `unix_state_lock()`).
+    pub(crate) fn lock(&self) -> StateGuard<'_> {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { bindings::afunix_state_lock(self.as_ptr()) };
+        // INVARIANT: The lock was just taken.
+        StateGuard { sk: self }
+    }
+
+    /// Takes the reader lock (AF_UNIX's `u->iolock`). May sleep.
+    pub(crate) fn io_lock(&self) -> IoGuard<'_> {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { bindings::afunix_iolock(self.as_ptr()) };
+        // INVARIANT: The lock was just taken.
+        IoGuard { sk: self }
+    }
+
+    /// The socket's wait queue (`sk_sleep()`).
+    pub(crate) fn sleep_queue(&self) -> *mut bindings::wait_queue_head {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_sk_sleep(self.as_ptr()) }
+    }
+
+    /// The wait queue datagram writers sleep on (`peer_wait`).
+    pub(crate) fn peer_wait(&self) -> *mut bindings::wait_queue_head {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.unix()).peer_wait) }
+    }
+
+    /// The tail of the receive queue and its length, to notice new data while waiting.
+    pub(crate) fn rcvq_tail_mark(&self) -> (usize, u32) {
+        // SAFETY: `self` is a live socket; the skb is only compared, or its `len` read
+        // while it is still queued (the caller holds the reader lock).
+        unsafe {
+            let skb = bindings::afunix_rcvq_peek_tail(self.as_ptr());
+            if skb.is_null() {
+                (0, 0)
+            } else {
+                (skb as usize, ptr::addr_of!((*skb).len).read_volatile())
+            }
+        }
+    }
+}
+
+/// The state lock of a socket, held.
+///
+/// # Invariants
+///
+/// The state lock of `sk` is held while this guard exists.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct StateGuard<'a> {
+    sk: &'a Sock,
+}
+
+impl StateGuard<'_> {
+    /// The connected peer, if any.
+    pub(crate) fn peer(&self) -> Option<&Sock> {
+        // SAFETY: `peer` is guarded by the state lock (held, type invariant); a non-NULL
+        // peer holds a reference, so it lives at least as long as this guard.
+        unsafe { NonNull::new((*self.sk.unix()).peer).map(|p| Sock::from_raw(p.as_ptr())) }
+    }
+
+    /// Replaces the peer; returns the old one, for the caller to drop after unlocking.
+    pub(crate) fn set_peer(&mut self, peer: Option<ARef<Sock>>) -> Option<ARef<Sock>> {
+        let new = peer.map_or(ptr::null_mut(), |p| ARef::into_raw(p).as_ptr().cast());
+        // SAFETY: `peer` is guarded by the state lock (held); a non-NULL value owns a
+        // reference, which moves out with the old value.
+        unsafe {
+            let old = core::mem::replace(&mut (*self.sk.unix()).peer, new);
+            NonNull::new(old).map(|p| ARef::from_raw(p.cast()))
+        }
+    }
+
+    /// `WRITE_ONCE(sk->sk_state, s)`.
+    pub(crate) fn set_state(&mut self, s: u8) {
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe {
+            ptr::addr_of_mut!((*self.sk.as_ptr()).__sk_common.skc_state).write_volatile(s)
+        };
+    }
+
+    /// `WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | bits)`.
+    pub(crate) fn add_shutdown(&mut self, bits: u8) {
+        let s = self.sk.shutdown() | bits;
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_shutdown).write_volatile(s) };
+    }
+
+    /// `WRITE_ONCE(sk->sk_err, err)`.
+    pub(crate) fn set_err(&mut self, err: Errno) {
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_err).write_volatile(err.0) };
+    }
+
+    /// `sock_orphan()`: detaches the socket from its `struct socket` and marks it dead.
+    pub(crate) fn orphan(&mut self) {
+        // SAFETY: The socket is live; AF_UNIX orphans under the state lock too.
+        unsafe { bindings::afunix_sock_orphan(self.sk.as_ptr()) };
+    }
+}
+
+impl Drop for StateGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::afunix_state_unlock(self.sk.as_ptr()) };
+    }
+}
+
+/// The reader lock of a socket, held: its holder is the only one to unlink skbs from a
+/// stream socket's receive queue.
+///
+/// # Invariants
+///
+/// The `iolock` of `sk` is held while this guard exists.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct IoGuard<'a> {
+    sk: &'a Sock,
+}
+
+impl<'a> IoGuard<'a> {
+    /// The first skb of the receive queue, or the one after `after`.
+    ///
+    /// The skb stays queued, and so valid, until this guard unlinks it: only the holder
+    /// of the reader lock unlinks skbs of a stream socket, and release (which purges
+    /// the queue) cannot run during a `recvmsg` of the same socket.
+    pub(crate) fn peek(&self, after: Option<&SkbView>) -> Option<&SkbView> {
+        // SAFETY: See above; `skb_peek`/`skb_peek_next` only read the list links.
+        unsafe {
+            let skb = match after {
+                None => bindings::afunix_rcvq_peek(self.sk.as_ptr()),
+                Some(prev) => bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), prev.as_ptr()),
+            };
+            NonNull::new(skb).map(|p| SkbView::from_raw(p.as_ptr()))
+        }
+    }
+
+    /// Unlinks `skb` (from [`IoGuard::peek`]) from the receive queue and frees it.
+    pub(crate) fn unlink_consume(&self, skb: &SkbView) {
+        // SAFETY: `skb` is queued on this socket's receive queue (it came from `peek`
+        // under this guard) and no one else unlinks it; after unlinking, this is its
+        // only owner.
+        unsafe {
+            bindings::skb_unlink(
+                skb.as_ptr(),
+                ptr::addr_of_mut!((*self.sk.as_ptr()).sk_receive_queue),
+            );
+            bindings::consume_skb(skb.as_ptr());
+        }
+    }
+
+    /// Releases the reader lock for the duration of `f` (to sleep), then retakes it.
+    pub(crate) fn unlocked<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        // SAFETY: The lock is held (type invariant) and retaken before returning.
+        unsafe { bindings::afunix_iounlock(self.sk.as_ptr()) };
+        let r = f();
+        // SAFETY: `self.sk` is still alive: the guard borrows it.
+        unsafe { bindings::afunix_iolock(self.sk.as_ptr()) };
+        r
+    }
+}
+
+impl Drop for IoGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::afunix_iounlock(self.sk.as_ptr()) };
+    }
+}
+
+/// The `struct socket` of a socket of this family.
+///
+/// # Invariants
+///
+/// `self.0` is a live `struct socket` of this family.
+#[repr(transparent)]
+pub(crate) struct Socket(Opaque<bindings::socket>);
+
+impl Socket {
+    /// Borrows a `struct socket`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be a live socket of this family for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::socket) -> &'a Socket {
+        // CAST: `Socket` is `repr(transparent)` over `struct socket`.
+        // SAFETY: Validity for `'a` is guaranteed by the caller.
+        unsafe { &*ptr.cast() }
+    }
+
+    /// The socket's `struct sock`, or `None` after release.
+    pub(crate) fn sk(&self) -> Option<&Sock> {
+        // SAFETY: `sk` of a live socket is NULL or a live socket of this family, which
+        // stays alive while the `struct socket` holds it (until release).
+        unsafe { NonNull::new((*self.0.get()).sk).map(|p| Sock::from_raw(p.as_ptr())) }
+    }
+
+    /// Sets `sock->state` (`SS_CONNECTED` etc.).
+    pub(crate) fn set_connected(&self) {
+        const SS_CONNECTED: bindings::socket_state = 3;
+        // SAFETY: The socket core serialises ops on one `struct socket` for this field.
+        unsafe { (*self.0.get()).state = SS_CONNECTED };
+    }
+
+    /// Detaches the `struct sock` from the socket (in `release`), with the reference
+    /// the socket held since creation.
+    pub(crate) fn take_sk(&self) -> Option<ARef<Sock>> {
+        // SAFETY: `release` is the last callback of a socket; the reference taken over
+        // is the one `sk_alloc` gave to the socket.
+        unsafe {
+            let sk = core::mem::replace(&mut (*self.0.get()).sk, ptr::null_mut());
+            NonNull::new(sk).map(|p| ARef::from_raw(p.cast()))
+        }
+    }
+}
+
+/// A message header passed to `sendmsg`/`recvmsg`.
+///
+/// # Invariants
+///
+/// `self.0` is the live `struct msghdr` of the current call.
+pub(crate) struct Msg(NonNull<bindings::msghdr>);
+
+impl Msg {
+    /// Wraps the `msghdr` of a `sendmsg`/`recvmsg` call.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for the lifetime of the returned value.
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::msghdr) -> Result<Msg> {
+        // INVARIANT: Valid by the safety requirements.
+        NonNull::new(ptr).map(Msg).ok_or(kernel::error::code::EINVAL)
+    }
+
+    /// `msg_flags`: on send, the flags of the call.
+    pub(crate) fn flags(&self) -> u32 {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_flags as u32 }
+    }
+
+    /// Adds bits to `msg_flags` (on receive: `MSG_TRUNC`).
+    pub(crate) fn add_flags(&mut self, bits: u32) {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_flags |= bits as c_int };
+    }
+
+    /// `msg_namelen`: on send, the length of the destination address, if any.
+    pub(crate) fn namelen(&self) -> i32 {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_namelen }
+    }
+
+    /// Says that no source address is returned (unnamed sender).
+    pub(crate) fn clear_name(&mut self) {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_namelen = 0 };
+    }
+
+    fn iter(&mut self) -> *mut bindings::iov_iter {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).msg_iter) }
+    }
+}
+
+/// An skb owned by the module: freed on drop unless handed on.
+///
+/// # Invariants
+///
+/// `self.0` is a valid skb that this value owns.
+pub(crate) struct Skb(NonNull<bindings::sk_buff>);
+
+impl Skb {
+    /// # Safety
+    ///
+    /// The caller must own `ptr` and give it up.
+    unsafe fn from_raw(ptr: NonNull<bindings::sk_buff>) -> Skb {
+        // INVARIANT: Ownership comes from the caller.
+        Skb(ptr)
+    }
+
+    /// Allocates an skb charged to `sk`'s send buffer, with `len` bytes of which
+    /// `data_len` in page fragments, waiting for room unless `nonblock`
+    /// (`sock_alloc_send_pskb()`); then copies `len` bytes from `msg` into it.
+    pub(crate) fn alloc_from_msg(
+        sk: &Sock,
+        msg: &mut Msg,
+        len: usize,
+        data_len: usize,
+        nonblock: bool,
+        order: i32,
+    ) -> Result<Skb> {
+        let head = len.checked_sub(data_len).ok_or(Error::from(EMSGSIZE))?;
+        let mut err: c_int = 0;
+        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
+        let skb = unsafe {
+            bindings::sock_alloc_send_pskb(
+                sk.as_ptr(),
+                head as _,
+                data_len as _,
+                nonblock,
+                &mut err,
+                order,
+            )
+        };
+        let Some(skb) = NonNull::new(skb) else {
+            return Err(Error::from_errno(if err < 0 { err } else { -12 }));
+        };
+        // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
+        let skb = unsafe { Skb::from_raw(skb) };
+        let p = skb.0.as_ptr();
+        // SAFETY: The skb has `head` bytes of tailroom and `data_len` bytes of frags, as
+        // AF_UNIX lays them out (`skb_put` + `data_len`/`len`).
+        unsafe {
+            bindings::skb_put(p, head as u32);
+            (*p).data_len = data_len as u32;
+            (*p).len = len as u32;
+        }
+        let iter = msg.iter();
+        // SAFETY: `p` has room for `len` bytes; `iter` is the message's iterator.
+        to_result(unsafe { bindings::skb_copy_datagram_from_iter(p, 0, iter, len as c_int) })?;
+        Ok(skb)
+    }
+
+    /// Receives a datagram from `sk` (`skb_recv_datagram()`), waiting unless `flags` has
+    /// `MSG_DONTWAIT`. `Ok(None)`: end of file (receive side shut down).
+    pub(crate) fn recv_datagram(sk: &Sock, flags: u32) -> Result<Option<Skb>> {
+        let mut err: c_int = 0;
+        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
+        let skb = unsafe { bindings::skb_recv_datagram(sk.as_ptr(), flags, &mut err) };
+        match NonNull::new(skb) {
+            // SAFETY: We own the returned skb (unlinked, or a new reference on peek).
+            Some(skb) => Ok(Some(unsafe { Skb::from_raw(skb) })),
+            None if err < 0 => Err(Error::from_errno(err)),
+            None => Ok(None),
+        }
+    }
+
+    /// A shared view of the skb.
+    pub(crate) fn view(&self) -> &SkbView {
+        // SAFETY: `self.0` is valid while `self` lives.
+        unsafe { SkbView::from_raw(self.0.as_ptr()) }
+    }
+
+    /// Frees a datagram after a receive (`skb_free_datagram()`).
+    pub(crate) fn free_datagram(self, sk: &Sock) {
+        let p = self.into_raw();
+        // SAFETY: We own `p`, and `sk` is the socket it was received on.
+        unsafe { bindings::skb_free_datagram(sk.as_ptr(), p) };
+    }
+
+    /// Frees the skb as dropped on close (`SKB_DROP_REASON_SOCKET_CLOSE`).
+    fn drop_on_close(self) {
+        let p = self.into_raw();
+        // SAFETY: We own `p`.
+        unsafe { bindings::kfree_skb_reason(p, bindings::skb_drop_reason_SKB_DROP_REASON_SOCKET_CLOSE) };
+    }
+
+    fn into_raw(self) -> *mut bindings::sk_buff {
+        let p = self.0.as_ptr();
+        core::mem::forget(self);
+        p
+    }
+}
+
+impl Drop for Skb {
+    fn drop(&mut self) {
+        // SAFETY: We own the skb (type invariant).
+        unsafe { bindings::kfree_skb_reason(self.0.as_ptr(), bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED) };
+    }
+}
+
+/// A borrowed skb.
+#[repr(transparent)]
+pub(crate) struct SkbView(Opaque<bindings::sk_buff>);
+
+impl SkbView {
+    /// # Safety
+    ///
+    /// `ptr` must be a valid skb for `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut bindings::sk_buff) -> &'a SkbView {
+        // CAST: `SkbView` is `repr(transparent)` over `struct sk_buff`.
+        // SAFETY: Validity for `'a` is guaranteed by the caller.
+        unsafe { &*ptr.cast() }
+    }
+
+    fn as_ptr(&self) -> *mut bindings::sk_buff {
+        self.0.get()
+    }
+
+    /// The skb's length in bytes.
+    pub(crate) fn len(&self) -> u32 {
+        // SAFETY: The skb is valid; `len` is not changed once the skb is queued.
+        unsafe { (*self.as_ptr()).len }
+    }
+
+    fn cb(&self) -> *mut bindings::afunix_skb_cb {
+        // SAFETY: The skb is valid.
+        let cb = unsafe { ptr::addr_of_mut!((*self.as_ptr()).cb) };
+        // CAST: `cb` (48 bytes, 8-aligned) holds the module's `struct afunix_skb_cb`.
+        cb.cast()
+    }
+
+    /// Bytes of a stream skb already read.
+    pub(crate) fn consumed(&self) -> u32 {
+        // SAFETY: `cb` is the module's, zeroed at allocation; written by the reader
+        // holding the reader lock only.
+        unsafe { (*self.cb()).consumed }
+    }
+
+    /// Marks `n` more bytes of a stream skb as read (under the reader lock).
+    pub(crate) fn consume(&self, _io: &IoGuard<'_>, n: u32) {
+        // SAFETY: As in `consumed`; the caller holds the reader lock.
+        unsafe { (*self.cb()).consumed += n };
+    }
+
+    /// Unread bytes of a stream skb.
+    pub(crate) fn unread(&self) -> u32 {
+        self.len().saturating_sub(self.consumed())
+    }
+
+    /// Copies `len` bytes from `offset` into `msg` (`skb_copy_datagram_msg()`).
+    pub(crate) fn copy_to_msg(&self, offset: u32, msg: &mut Msg, len: usize) -> Result {
+        let iter = msg.iter();
+        // SAFETY: The skb is valid and holds `offset + len` bytes (callers clamp `len`).
+        to_result(unsafe {
+            bindings::skb_copy_datagram_iter(self.as_ptr(), offset as c_int, iter, len as c_int)
+        })
+    }
+}
+
+/// `get_max_files()`.
+pub(crate) fn max_files() -> u64 {
+    // SAFETY: Reads a global; no requirements.
+    unsafe { bindings::get_max_files() as u64 }
+}
+
+/// Whether the current task has a signal pending.
+pub(crate) fn signal_pending() -> bool {
+    // SAFETY: No requirements.
+    unsafe { bindings::afunix_signal_pending() }
+}
+
+/// Sends `SIGPIPE` to the current task.
+pub(crate) fn send_sigpipe() {
+    // SAFETY: No requirements.
+    unsafe { bindings::afunix_sigpipe() };
+}
+
+/// `sock_intr_errno(timeo)`: the errno of a wait cut short by a signal.
+pub(crate) fn intr_errno(timeo: i64) -> Error {
+    // SAFETY: No requirements.
+    Error::from_errno(unsafe { bindings::afunix_intr_errno(timeo) })
+}
+
+/// `SKB_MAX_ALLOC`, `SKB_MAX_HEAD(0)` and AF_UNIX's `UNIX_SKB_FRAGS_SZ`.
+pub(crate) fn skb_limits() -> (usize, usize, usize) {
+    // SAFETY: No requirements.
+    unsafe {
+        (
+            bindings::afunix_skb_max_alloc() as usize,
+            bindings::afunix_skb_max_head0() as usize,
+            bindings::afunix_stream_frags_size() as usize,
+        )
+    }
+}

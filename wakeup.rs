@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Wait queues: keyed wakeups and sleeping on a socket.
+//!
+//! AF_UNIX's "unix_write_space() use keyed wakeups" (2010): when a reader frees a
+//! writer's skbs, the writer's socket becomes writable and only the tasks that wait to
+//! *write* must wake. `__wake_up_sync_key` with the key `EPOLLOUT | EPOLLWRNORM |
+//! EPOLLWRBAND` reaches only wait entries whose poll mask has one of those bits, so a
+//! task that polls the same socket for input sleeps on.
+
+use crate::bindings;
+use crate::sock::{wake_async, Sock};
+use core::ffi::c_void;
+use core::mem::MaybeUninit;
+
+/// The poll bits (`<uapi/linux/eventpoll.h>`).
+pub(crate) mod poll {
+    /// `EPOLLIN`.
+    pub(crate) const IN: u32 = 0x0001;
+    /// `EPOLLPRI`.
+    pub(crate) const PRI: u32 = 0x0002;
+    /// `EPOLLOUT`.
+    pub(crate) const OUT: u32 = 0x0004;
+    /// `EPOLLERR`.
+    pub(crate) const ERR: u32 = 0x0008;
+    /// `EPOLLHUP`.
+    pub(crate) const HUP: u32 = 0x0010;
+    /// `EPOLLRDNORM`.
+    pub(crate) const RDNORM: u32 = 0x0040;
+    /// `EPOLLWRNORM`.
+    pub(crate) const WRNORM: u32 = 0x0100;
+    /// `EPOLLWRBAND`.
+    pub(crate) const WRBAND: u32 = 0x0200;
+    /// `EPOLLRDHUP`.
+    pub(crate) const RDHUP: u32 = 0x2000;
+    /// Writable: the key of every write-space wakeup.
+    pub(crate) const WRITABLE: u32 = OUT | WRNORM | WRBAND;
+}
+
+const TASK_INTERRUPTIBLE: u32 = 0x0001;
+
+/// `wake_up_interruptible_sync_poll(wq, key)`: wakes the entries of `wq` that wait for
+/// one of the `key` bits.
+fn wake_sync_key(wq: *mut bindings::wait_queue_head, key: u32) {
+    // CAST: `poll_to_key()`: the key is passed as a pointer-sized integer.
+    let key = key as usize as *mut c_void;
+    // SAFETY: `wq` is a live wait queue of a live socket (callers pass one).
+    unsafe { bindings::__wake_up_sync_key(wq, TASK_INTERRUPTIBLE, key) };
+}
+
+/// AF_UNIX's `unix_writable()`: at most a quarter of the send buffer is in flight.
+pub(crate) fn writable(sk: &Sock, state: u8) -> bool {
+    state != crate::sock::state::LISTEN && (u64::from(sk.wmem_alloc()) << 2) <= sk.sndbuf() as u64
+}
+
+/// The `sk_write_space` hook: called when skbs charged to `sk` are freed.
+///
+/// # Safety
+///
+/// Only called by the socket core, for a live socket of this family.
+pub(crate) unsafe extern "C" fn write_space(sk: *mut bindings::sock) {
+    // SAFETY: The core passes a live socket of this family.
+    let sk = unsafe { Sock::from_raw(sk) };
+    if !writable(sk, sk.state()) {
+        return;
+    }
+    let _rcu = RcuReadGuard::new();
+    // SAFETY: `sk` is live and the RCU read lock is held, so a returned queue stays
+    // valid until the guard drops.
+    let wq = unsafe { bindings::afunix_sleeper_wq(sk.as_ptr()) };
+    if !wq.is_null() {
+        wake_sync_key(wq, poll::WRITABLE);
+    }
+    sk.wake_async(wake_async::SPACE, wake_async::POLL_OUT);
+}
+
+/// An RCU read-side critical section (`rcu_read_lock()` .. `rcu_read_unlock()`).
+struct RcuReadGuard(());
+
+impl RcuReadGuard {
+    fn new() -> Self {
+        // SAFETY: No requirements; paired with the unlock in `drop`.
+        unsafe { bindings::afunix_rcu_read_lock() };
+        RcuReadGuard(())
+    }
+}
+
+impl Drop for RcuReadGuard {
+    fn drop(&mut self) {
+        // SAFETY: Locked in `new`.
+        unsafe { bindings::afunix_rcu_read_unlock() };
+    }
+}
+
+/// After a receive: wakes the datagram writers that wait for room in `sk`'s queue.
+pub(crate) fn wake_writers(sk: &Sock) {
+    let wq = sk.peer_wait();
+    // SAFETY: `peer_wait` of a live socket of this family.
+    if unsafe { bindings::afunix_wq_has_sleeper(wq) } {
+        wake_sync_key(wq, poll::WRITABLE);
+    }
+}
+
+/// Wakes every task sleeping on `sk`'s `peer_wait` (on release).
+pub(crate) fn wake_all_peer_wait(sk: &Sock) {
+    // SAFETY: `peer_wait` of a live socket of this family.
+    unsafe { bindings::afunix_wake_up_interruptible_all(sk.peer_wait()) };
+}
+
+/// `sock_poll_wait()`: registers the poller on the socket's wait queue.
+///
+/// # Safety
+///
+/// `file`, `sock` and `wait` are the arguments of a `proto_ops::poll` call.
+pub(crate) unsafe fn poll_wait(
+    file: *mut bindings::file,
+    sock: *mut bindings::socket,
+    wait: *mut bindings::poll_table,
+) {
+    // SAFETY: Valid by the safety requirements.
+    unsafe { bindings::afunix_poll_wait(file, sock, wait) };
+}
+
+/// `poll_requested_events()`.
+///
+/// # Safety
+///
+/// `wait` is the `poll_table` of a `proto_ops::poll` call (or NULL).
+pub(crate) unsafe fn poll_requested(wait: *mut bindings::poll_table) -> u32 {
+    // SAFETY: Valid by the safety requirements.
+    unsafe { bindings::afunix_poll_requested(wait) }
+}
+
+/// Sleeps on `sk`'s wait queue until `done()` says so, a signal arrives or `timeo`
+/// jiffies pass; returns the time left. `done` is checked after the task is queued, so
+/// a wakeup between the check and the sleep is not lost.
+pub(crate) fn wait_on_sk(sk: &Sock, mut timeo: i64, mut done: impl FnMut() -> bool) -> i64 {
+    let wq = sk.sleep_queue();
+    let mut entry = MaybeUninit::<bindings::wait_queue_entry>::zeroed();
+    let entry = entry.as_mut_ptr();
+    // SAFETY: `entry` is a zeroed entry on this stack frame; it is removed from the
+    // queue by `finish_wait` before the frame ends.
+    unsafe { bindings::init_wait_entry(entry, 0) };
+    loop {
+        // SAFETY: `wq` is the wait queue of a live socket; `entry` was initialised above.
+        unsafe { bindings::prepare_to_wait(wq, entry, TASK_INTERRUPTIBLE as i32) };
+        if done() || crate::sock::signal_pending() || timeo == 0 {
+            break;
+        }
+        // SAFETY: Sleeping in process context with no lock held (callers drop theirs).
+        timeo = unsafe { bindings::schedule_timeout(timeo) };
+    }
+    // SAFETY: `entry` was queued on `wq` by `prepare_to_wait`.
+    unsafe { bindings::finish_wait(wq, entry) };
+    timeo
+}
