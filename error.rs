@@ -25,12 +25,10 @@ macro_rules! errnos {
 
 errnos! {
     EMSGSIZE = 90, "Message too long.";
-    EPROTOTYPE = 91, "Protocol wrong type for socket.";
     EPROTONOSUPPORT = 93, "Protocol not supported.";
     ESOCKTNOSUPPORT = 94, "Socket type not supported.";
     EOPNOTSUPP = 95, "Operation not supported on transport endpoint.";
     EAFNOSUPPORT = 97, "Address family not supported by protocol.";
-    EADDRINUSE = 98, "Address already in use.";
     ECONNRESET = 104, "Connection reset by peer.";
     EISCONN = 106, "Transport endpoint is already connected.";
     ENOTCONN = 107, "Transport endpoint is not connected.";

@@ -10,8 +10,7 @@ use crate::error::{
     ESOCKTNOSUPPORT,
 };
 use crate::sock::{
-    intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb,
-    Sock, Socket,
+    intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb, Sock,
 };
 use crate::wakeup::{self, poll};
 use core::sync::atomic::{AtomicI64, Ordering};
@@ -277,9 +276,7 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
         Err(e) => {
             // Signal EOF on a disconnected non-blocking seqpacket socket.
             let _g = sk.lock();
-            if sk.sk_type() == sock_type::SEQPACKET
-                && e == EAGAIN
-                && sk.shutdown() & shut::RCV != 0
+            if sk.sk_type() == sock_type::SEQPACKET && e == EAGAIN && sk.shutdown() & shut::RCV != 0
             {
                 return Ok(0);
             }
@@ -317,7 +314,12 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         return Err(EOPNOTSUPP.into());
     }
     if m.namelen() != 0 {
-        return Err(if sk.state() == state::ESTABLISHED { EISCONN } else { EOPNOTSUPP }.into());
+        return Err(if sk.state() == state::ESTABLISHED {
+            EISCONN
+        } else {
+            EOPNOTSUPP
+        }
+        .into());
     }
     let other = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
     if sk.shutdown() & shut::SEND != 0 {
@@ -331,7 +333,10 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         // Keep two messages in the pipe so it schedules better.
         let half = ((sk.sndbuf() >> 1) - 64).max(0) as usize;
         let size = (len - sent).min(half).min(max_head0 + frags_sz);
-        let data_len = size.saturating_sub(max_head0).next_multiple_of(PAGE_SIZE).min(size);
+        let data_len = size
+            .saturating_sub(max_head0)
+            .next_multiple_of(PAGE_SIZE)
+            .min(size);
         let skb =
             match Skb::alloc_from_msg(sk, m, size, data_len, flags & msg::DONTWAIT != 0, order) {
                 Ok(skb) => skb,
@@ -342,7 +347,11 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         if other.is_dead() || other.shutdown() & shut::RCV != 0 {
             drop(g);
             drop(skb);
-            return if sent > 0 { Ok(sent) } else { Err(pipe(flags, sent)) };
+            return if sent > 0 {
+                Ok(sent)
+            } else {
+                Err(pipe(flags, sent))
+            };
         }
         other.queue_tail(skb);
         drop(g);

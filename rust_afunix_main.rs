@@ -51,6 +51,13 @@ struct Tables {
     family: bindings::net_proto_family,
 }
 
+// SAFETY: The tables are plain C data that the module writes only in `init`, before
+// publishing them, and the C side reads; they may be dropped from any thread.
+unsafe impl Send for Tables {}
+
+// SAFETY: Shared references to the tables are only handed to C, which reads them.
+unsafe impl Sync for Tables {}
+
 /// The published tables, for `create`.
 ///
 /// Set before `sock_register` and cleared after `sock_unregister`; the module cannot be

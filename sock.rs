@@ -147,7 +147,8 @@ impl Sock {
     ) -> Result<()> {
         // SAFETY: `net` and `prot` are valid by the safety requirements; GFP_KERNEL is
         // fine in process context without locks.
-        let sk = unsafe { bindings::sk_alloc(net, family, bindings::GFP_KERNEL, prot, kern) };
+        let sk =
+            unsafe { bindings::sk_alloc(net, family, kernel::bindings::GFP_KERNEL, prot, kern) };
         if sk.is_null() {
             return Err(kernel::error::code::ENOMEM);
         }
@@ -157,7 +158,7 @@ impl Sock {
         // `obj_size` bytes, not yet visible to anyone else.
         unsafe {
             bindings::afunix_sock_init(sk);
-            (*sk).sk_allocation = bindings::GFP_KERNEL_ACCOUNT;
+            (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
             (*sk).sk_max_ack_backlog = max_dgram_qlen;
             (*sk).sk_write_space = Some(write_space);
             (*sk).sk_destruct = Some(destruct);
@@ -258,7 +259,7 @@ impl Sock {
     }
 
     /// `sock_rcvtimeo()`.
-    pub(crate) fn rcvtimeo(&self, nonblock: bool) -> i64 {
+    pub(crate) fn rcvtimeo(&self, nonblock: bool) -> isize {
         // SAFETY: `self` is a live socket.
         unsafe { bindings::afunix_rcvtimeo(self.as_ptr(), nonblock) }
     }
@@ -415,9 +416,7 @@ impl StateGuard<'_> {
     /// `WRITE_ONCE(sk->sk_state, s)`.
     pub(crate) fn set_state(&mut self, s: u8) {
         // SAFETY: A volatile write under the state lock (WRITE_ONCE).
-        unsafe {
-            ptr::addr_of_mut!((*self.sk.as_ptr()).__sk_common.skc_state).write_volatile(s)
-        };
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).__sk_common.skc_state).write_volatile(s) };
     }
 
     /// `WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | bits)`.
@@ -568,19 +567,21 @@ impl Msg {
     /// `ptr` must be valid for the lifetime of the returned value.
     pub(crate) unsafe fn from_raw(ptr: *mut bindings::msghdr) -> Result<Msg> {
         // INVARIANT: Valid by the safety requirements.
-        NonNull::new(ptr).map(Msg).ok_or(kernel::error::code::EINVAL)
+        NonNull::new(ptr)
+            .map(Msg)
+            .ok_or(kernel::error::code::EINVAL)
     }
 
     /// `msg_flags`: on send, the flags of the call.
     pub(crate) fn flags(&self) -> u32 {
         // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_flags as u32 }
+        unsafe { (*self.0.as_ptr()).msg_flags }
     }
 
     /// Adds bits to `msg_flags` (on receive: `MSG_TRUNC`).
     pub(crate) fn add_flags(&mut self, bits: u32) {
         // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_flags |= bits as c_int };
+        unsafe { (*self.0.as_ptr()).msg_flags |= bits };
     }
 
     /// `msg_namelen`: on send, the length of the destination address, if any.
@@ -636,7 +637,7 @@ impl Skb {
                 sk.as_ptr(),
                 head as _,
                 data_len as _,
-                nonblock,
+                nonblock.into(),
                 &mut err,
                 order,
             )
@@ -691,7 +692,13 @@ impl Skb {
     fn drop_on_close(self) {
         let p = self.into_raw();
         // SAFETY: We own `p`.
-        unsafe { bindings::kfree_skb_reason(p, bindings::skb_drop_reason_SKB_DROP_REASON_SOCKET_CLOSE) };
+        unsafe {
+            bindings::sk_skb_reason_drop(
+                ptr::null_mut(),
+                p,
+                bindings::skb_drop_reason_SKB_DROP_REASON_SOCKET_CLOSE,
+            )
+        };
     }
 
     fn into_raw(self) -> *mut bindings::sk_buff {
@@ -704,7 +711,13 @@ impl Skb {
 impl Drop for Skb {
     fn drop(&mut self) {
         // SAFETY: We own the skb (type invariant).
-        unsafe { bindings::kfree_skb_reason(self.0.as_ptr(), bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED) };
+        unsafe {
+            bindings::sk_skb_reason_drop(
+                ptr::null_mut(),
+                self.0.as_ptr(),
+                bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
+            )
+        };
     }
 }
 
@@ -786,7 +799,7 @@ pub(crate) fn send_sigpipe() {
 }
 
 /// `sock_intr_errno(timeo)`: the errno of a wait cut short by a signal.
-pub(crate) fn intr_errno(timeo: i64) -> Error {
+pub(crate) fn intr_errno(timeo: isize) -> Error {
     // SAFETY: No requirements.
     Error::from_errno(unsafe { bindings::afunix_intr_errno(timeo) })
 }

@@ -81,7 +81,8 @@ struct Adapter<T: SocketOps>(PhantomData<T>);
 
 /// Converts a byte count to the `c_int` a callback returns.
 fn count(n: usize) -> Result<c_int> {
-    c_int::try_from(n).map_err(|_| kernel::error::code::EOVERFLOW)
+    // The socket core caps a call at `MAX_RW_COUNT`, so this does not fail in practice.
+    c_int::try_from(n).map_err(|_| kernel::error::code::EINVAL)
 }
 
 impl<T: SocketOps> Adapter<T> {

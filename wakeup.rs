@@ -17,8 +17,6 @@ use core::mem::MaybeUninit;
 pub(crate) mod poll {
     /// `EPOLLIN`.
     pub(crate) const IN: u32 = 0x0001;
-    /// `EPOLLPRI`.
-    pub(crate) const PRI: u32 = 0x0002;
     /// `EPOLLOUT`.
     pub(crate) const OUT: u32 = 0x0004;
     /// `EPOLLERR`.
@@ -134,7 +132,7 @@ pub(crate) unsafe fn poll_requested(wait: *mut bindings::poll_table) -> u32 {
 /// Sleeps on `sk`'s wait queue until `done()` says so, a signal arrives or `timeo`
 /// jiffies pass; returns the time left. `done` is checked after the task is queued, so
 /// a wakeup between the check and the sleep is not lost.
-pub(crate) fn wait_on_sk(sk: &Sock, mut timeo: i64, mut done: impl FnMut() -> bool) -> i64 {
+pub(crate) fn wait_on_sk(sk: &Sock, mut timeo: isize, mut done: impl FnMut() -> bool) -> isize {
     let wq = sk.sleep_queue();
     let mut entry = MaybeUninit::<bindings::wait_queue_entry>::zeroed();
     let entry = entry.as_mut_ptr();

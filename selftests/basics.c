@@ -14,7 +14,20 @@ FIXTURE(basics)
 	int sv[2];
 };
 
-FAMILY_VARIANTS(basics);
+FIXTURE_VARIANT(basics)
+{
+	bool ours;
+};
+
+FIXTURE_VARIANT_ADD(basics, af_unix)
+{
+	.ours = false,
+};
+
+FIXTURE_VARIANT_ADD(basics, rust_afunix)
+{
+	.ours = true,
+};
 
 FIXTURE_SETUP(basics)
 {

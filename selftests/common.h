@@ -40,14 +40,10 @@ static inline int afunix_module_family(void)
 }
 
 /*
- * The family a variant tests. Both variants must exist, so that a missing module fails
- * the `rust_afunix` variant rather than silently testing AF_UNIX twice.
+ * The family a variant tests: each fixture has the two variants `af_unix` and
+ * `rust_afunix` (`.ours = true`). A missing module fails the `rust_afunix` variant
+ * rather than silently testing AF_UNIX twice.
  */
-#define FAMILY_VARIANTS(fixture)					\
-	FIXTURE_VARIANT(fixture) { bool ours; };			\
-	FIXTURE_VARIANT_ADD(fixture, af_unix) { .ours = false };	\
-	FIXTURE_VARIANT_ADD(fixture, rust_afunix) { .ours = true }
-
 static inline int variant_family(bool ours)
 {
 	return ours ? afunix_module_family() : AF_UNIX;
