@@ -85,7 +85,7 @@ bool afunix_rcvq_empty(struct sock *sk);
 bool afunix_errq_empty(struct sock *sk);
 struct sk_buff *afunix_rcvq_peek(struct sock *sk);
 struct sk_buff *afunix_rcvq_peek_next(struct sock *sk, struct sk_buff *skb);
-struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk);
+void *afunix_rcvq_tail_mark(struct sock *sk, unsigned int *len);
 unsigned int afunix_rcvq_len(struct sock *sk);
 bool afunix_signal_pending(void);
 void afunix_sigpipe(void);

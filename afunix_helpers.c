@@ -194,9 +194,16 @@ struct sk_buff *afunix_rcvq_peek_next(struct sock *sk, struct sk_buff *skb)
 	return skb_peek_next(skb, &sk->sk_receive_queue);
 }
 
-struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk)
+/* The tail skb of the receive queue (to compare only) and its length. */
+void *afunix_rcvq_tail_mark(struct sock *sk, unsigned int *len)
 {
-	return skb_peek_tail(&sk->sk_receive_queue);
+	struct sk_buff *tail;
+
+	spin_lock(&sk->sk_receive_queue.lock);
+	tail = skb_peek_tail(&sk->sk_receive_queue);
+	*len = tail ? tail->len : 0;
+	spin_unlock(&sk->sk_receive_queue.lock);
+	return tail;
 }
 
 unsigned int afunix_rcvq_len(struct sock *sk)

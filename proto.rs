@@ -424,8 +424,13 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             let mark = sk.rcvq_tail_mark();
             timeo = io.unlocked(|| {
                 wakeup::wait_on_sk(sk, timeo, || {
-                    sk.rcvq_tail_mark() != mark
-                        || sk.err() != 0
+                    // New data: any skb when not peeking (all was read), a new tail
+                    // when peeking past what is queued.
+                    (if peek {
+                        sk.rcvq_tail_mark() != mark
+                    } else {
+                        !sk.rcvq_empty()
+                    }) || sk.err() != 0
                         || sk.shutdown() & shut::RCV != 0
                         || sk.is_dead()
                 })

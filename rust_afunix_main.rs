@@ -91,16 +91,28 @@ unsafe extern "C" fn create(
         if tables.is_null() {
             return Err(error::EAFNOSUPPORT.into());
         }
-        // SAFETY: `create` runs only between `sock_register` and `sock_unregister`,
-        // while `tables` is published and alive.
-        let t = unsafe { &mut *tables };
+        // `create` runs only between `sock_register` and `sock_unregister`, while
+        // `tables` is published and alive; only raw pointers into it are formed, as
+        // other CPUs use it at the same time.
         // SAFETY: `sock` is the new socket of this call.
         let ty = unsafe { (*sock).type_ };
         let (kind, ty) = proto::check_create(ty as u16, protocol)?;
-        let (ops, prot): (*const bindings::proto_ops, *mut bindings::proto) = match kind {
-            proto::Kind::Stream => (&t.stream_ops, &mut t.stream_proto),
-            proto::Kind::Dgram => (&t.dgram_ops, &mut t.dgram_proto),
-            proto::Kind::Seqpacket => (&t.seqpacket_ops, &mut t.dgram_proto),
+        // SAFETY: `tables` is alive (see above); no reference is created.
+        let (ops, prot) = unsafe {
+            match kind {
+                proto::Kind::Stream => (
+                    ptr::addr_of!((*tables).stream_ops),
+                    ptr::addr_of_mut!((*tables).stream_proto),
+                ),
+                proto::Kind::Dgram => (
+                    ptr::addr_of!((*tables).dgram_ops),
+                    ptr::addr_of_mut!((*tables).dgram_proto),
+                ),
+                proto::Kind::Seqpacket => (
+                    ptr::addr_of!((*tables).seqpacket_ops),
+                    ptr::addr_of_mut!((*tables).dgram_proto),
+                ),
+            }
         };
         // SAFETY: `sock` is the new socket of this call; SOCK_RAW becomes SOCK_DGRAM.
         unsafe {
@@ -151,9 +163,9 @@ struct RustAfUnix {
 impl kernel::Module for RustAfUnix {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let fam = family();
-        if fam <= 1 || fam >= AF_MAX {
+        if fam <= 0 || fam >= AF_MAX {
             pr_err!(
-                "family={} is not a usable family number: pick a free one in 2..{} (see README)\n",
+                "family={} is not a usable family number: pick a free one in 1..{} (see README)\n",
                 fam,
                 AF_MAX - 1
             );

@@ -369,18 +369,14 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.unix()).peer_wait) }
     }
 
-    /// The tail of the receive queue and its length, to notice new data while waiting.
+    /// The tail of the receive queue and its length, to notice new data while waiting
+    /// (only compared, never followed).
     pub(crate) fn rcvq_tail_mark(&self) -> (usize, u32) {
-        // SAFETY: `self` is a live socket; the skb is only compared, or its `len` read
-        // while it is still queued (the caller holds the reader lock).
-        unsafe {
-            let skb = bindings::afunix_rcvq_peek_tail(self.as_ptr());
-            if skb.is_null() {
-                (0, 0)
-            } else {
-                (skb as usize, ptr::addr_of!((*skb).len).read_volatile())
-            }
-        }
+        let mut len = 0;
+        // SAFETY: `self` is a live socket; the helper reads the tail under the queue
+        // lock.
+        let tail = unsafe { bindings::afunix_rcvq_tail_mark(self.as_ptr(), &mut len) };
+        (tail as usize, len)
     }
 }
 
