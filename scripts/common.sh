@@ -17,12 +17,15 @@ RUSTDOC=/usr/bin/rustdoc
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# Bump when scripts/build-kernel changes how a kernel is built (not for comments).
+KERNEL_RECIPE=1
+
 # kernel_key VARIANT: the cache key of a test kernel: version, variant and a hash of
-# everything that decides its contents (fragments, build script, toolchain versions).
+# everything that decides its contents (fragments, recipe, toolchain versions).
 kernel_key() {
 	local h
-	h=$( { cat "$ROOT/kconfig/base.config" "$ROOT/kconfig/$1.config" \
-		"$ROOT/scripts/build-kernel"; clang$LLVM_SUFFIX --version | head -n1;
+	h=$( { cat "$ROOT/kconfig/base.config" "$ROOT/kconfig/$1.config";
+		echo "recipe $KERNEL_RECIPE"; clang$LLVM_SUFFIX --version | head -n1;
 		$RUSTC --version; "$BINDGEN" --version; } | sha256sum | cut -c1-12)
 	echo "$KVER-$1-$h"
 }
