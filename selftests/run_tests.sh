@@ -19,10 +19,11 @@ for t in "${TESTS[@]}"; do
 		fail=$((fail + 1))
 		continue
 	fi
-	p=$(sed -E 's/.*pass:([0-9]+).*/\1/' <<<"$totals")
-	f=$(sed -E 's/.*fail:([0-9]+).*/\1/' <<<"$totals")
-	s=$(sed -E 's/.*skip:([0-9]+).*/\1/' <<<"$totals")
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	p=$(sed -E 's/.* pass:([0-9]+).*/\1/' <<<"$totals")
+	f=$(sed -E 's/.* fail:([0-9]+).*/\1/' <<<"$totals")
+	s=$(sed -E 's/.* skip:([0-9]+).*/\1/' <<<"$totals")
+	e=$(sed -E 's/.* error:([0-9]+).*/\1/' <<<"$totals")
+	pass=$((pass + p)) fail=$((fail + f + e)) skip=$((skip + s))
 done
 echo
 echo "$pass passed, $fail failed, $skip skipped"
