@@ -11,7 +11,7 @@ static int exchange(int family, int type, const char *name)
 	static const char *const lines[] = { "hello from the client", "rust_afunix works",
 					     "bye" };
 	char buf[128];
-	int sv[2], status, i, n;
+	int sv[2], status, i, j, n;
 	pid_t pid;
 
 	if (socketpair(family, type, 0, sv)) {
@@ -22,15 +22,15 @@ static int exchange(int family, int type, const char *name)
 	if (pid < 0)
 		return 1;
 	if (pid == 0) {
-		/* server: answers each message in upper case */
+		/* server: answers each of the three messages in upper case */
 		close(sv[0]);
-		while ((n = recv(sv[1], buf, sizeof(buf), 0)) > 0) {
-			for (i = 0; i < n; i++)
-				buf[i] = toupper((unsigned char)buf[i]);
+		for (i = 0; i < 3 && (n = recv(sv[1], buf, sizeof(buf), 0)) > 0; i++) {
+			for (j = 0; j < n; j++)
+				buf[j] = toupper((unsigned char)buf[j]);
 			if (send(sv[1], buf, n, 0) != n)
 				_exit(1);
 		}
-		_exit(n < 0);
+		_exit(i != 3);
 	}
 	close(sv[1]);
 	for (i = 0; i < 3; i++) {
@@ -49,6 +49,7 @@ int main(void)
 {
 	int family = afunix_module_family(), err = 0;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (family < 0) {
 		printf("rust_afunix is not loaded\n");
 		return 1;
