@@ -89,7 +89,7 @@ TEST_F(module_load, bad_family_is_einval)
 {
 	static const char *const bad[] = { "family=0", "family=-3", "family=46", "family=1000" };
 
-	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(EINVAL, ERRNO_OF(load(bad[i]))) TH_LOG("%s", bad[i]);
 		EXPECT_FALSE(loaded());
 	}
