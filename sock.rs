@@ -145,10 +145,10 @@ impl Sock {
         write_space: unsafe extern "C" fn(*mut bindings::sock),
         destruct: unsafe extern "C" fn(*mut bindings::sock),
     ) -> Result<()> {
-        // SAFETY: `net` and `prot` are valid by the safety requirements; GFP_KERNEL is
-        // fine in process context without locks.
-        let sk =
-            unsafe { bindings::sk_alloc(net, family, kernel::bindings::GFP_KERNEL, prot, kern) };
+        // GFP_KERNEL: `create` runs in process context without locks.
+        let gfp = kernel::bindings::GFP_KERNEL;
+        // SAFETY: `net` and `prot` are valid by the safety requirements.
+        let sk = unsafe { bindings::sk_alloc(net, family, gfp, prot, kern) };
         if sk.is_null() {
             return Err(kernel::error::code::ENOMEM);
         }
