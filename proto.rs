@@ -88,13 +88,12 @@ pub(crate) fn release(sk: ARef<Sock>) {
 }
 
 fn release_sock(sk: &Sock, embryo: bool) {
-    let (peer, old_state) = {
+    let peer = {
         let mut g = sk.lock();
         g.orphan();
         g.add_shutdown(shut::MASK);
-        let old_state = sk.state();
         g.set_state(state::CLOSE);
-        (g.set_peer(None), old_state)
+        g.set_peer(None)
     };
 
     wakeup::wake_all_peer_wait(sk);
@@ -116,8 +115,8 @@ fn release_sock(sk: &Sock, embryo: bool) {
         // `peer` drops here: it may now die.
     }
 
-    // Throw out the buffers. A listener's queue holds embryos (not yet: no listen).
-    let _ = old_state;
+    // Throw out the buffers. (Once listen exists, a listener's queue holds embryos,
+    // which must be released here too.)
     sk.purge_rcvq(|_| ());
 }
 

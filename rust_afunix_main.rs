@@ -116,7 +116,7 @@ unsafe extern "C" fn create(
         };
         // SAFETY: `sock` is the new socket of this call; SOCK_RAW becomes SOCK_DGRAM.
         unsafe {
-            (*sock).state = 1; // SS_UNCONNECTED
+            (*sock).state = bindings::socket_state_SS_UNCONNECTED;
             (*sock).type_ = ty as _;
             (*sock).ops = ops;
         }

@@ -531,9 +531,8 @@ impl Socket {
 
     /// Sets `sock->state` (`SS_CONNECTED` etc.).
     pub(crate) fn set_connected(&self) {
-        const SS_CONNECTED: bindings::socket_state = 3;
         // SAFETY: The socket core serialises ops on one `struct socket` for this field.
-        unsafe { (*self.0.get()).state = SS_CONNECTED };
+        unsafe { (*self.0.get()).state = bindings::socket_state_SS_CONNECTED };
     }
 
     /// Detaches the `struct sock` from the socket (in `release`), with the reference
