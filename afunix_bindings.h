@@ -12,6 +12,9 @@
 
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/random.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/poll.h>
@@ -21,8 +24,30 @@
 #include <linux/spinlock.h>
 #include <linux/un.h>
 #include <linux/wait.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
+
+/* Buckets in each half of a netns name table, and in the global pathname table. */
+#define AFUNIX_HASH_BITS 8
+#define AFUNIX_HASH_SIZE (1 << AFUNIX_HASH_BITS)
+
+/**
+ * struct afunix_table - the name table of one network namespace.
+ * @locks: one lock per bucket; two are taken in ascending order.
+ * @buckets: [0, AFUNIX_HASH_SIZE) unbound and pathname sockets,
+ *	[AFUNIX_HASH_SIZE, 2 * AFUNIX_HASH_SIZE) abstract sockets; linked by sk_node.
+ */
+struct afunix_table {
+	spinlock_t locks[2 * AFUNIX_HASH_SIZE];
+	struct hlist_head buckets[2 * AFUNIX_HASH_SIZE];
+};
+
+/* Offsets of the two list nodes in struct sock, for the Rust side's list walks. */
+enum {
+	AFUNIX_SK_NODE_OFFSET = offsetof(struct sock, sk_node),
+	AFUNIX_SK_BIND_NODE_OFFSET = offsetof(struct sock, sk_bind_node),
+};
 
 /**
  * struct afunix_sock - a socket of the module's family.
@@ -31,29 +56,46 @@
  *	shutdown/state transitions.
  * @peer: the connected peer, holding a reference, or NULL.
  * @iolock: one reader at a time on a stream socket (AF_UNIX's u->iolock).
- * @peer_wait: where datagram writers wait for room in this socket's queue.
+ * @bindlock: one binder at a time (AF_UNIX's u->bindlock).
+ * @peer_wq: its wait queue is where datagram writers and connecting clients wait for
+ *	room in this socket's queue (AF_UNIX's peer_wait); it is also the socket's
+ *	wait queue while it is an embryo (a connection not accepted yet).
+ * @addr: the bound address (a Rust `Arc<Address>`), or NULL; set once, with release
+ *	semantics, under @bindlock and the table locks; freed by the destructor.
+ * @path: the socket inode's path, for a pathname socket (and its accepted sockets).
+ * @inode: the socket inode of a pathname socket, the key of the global table.
+ * @hash: the socket's bucket in its netns table (under the bucket lock).
  */
 struct afunix_sock {
 	struct sock sk;
 	spinlock_t lock;
 	struct sock *peer;
 	struct mutex iolock;
-	wait_queue_head_t peer_wait;
+	struct mutex bindlock;
+	struct socket_wq peer_wq;
+	void *addr;
+	struct path path;
+	struct inode *inode;
+	unsigned int hash;
 };
 
 /**
  * struct afunix_skb_cb - the module's part of &struct sk_buff.cb.
  * @consumed: bytes of a stream skb already read (AF_UNIX's UNIXCB(skb).consumed).
+ * @embryo: the skb carries an embryo to its listener, and the embryo's reference.
  */
 struct afunix_skb_cb {
 	unsigned int consumed;
+	unsigned int embryo;
 };
 
 /* The module parameter `family`, defined in afunix_helpers.c. */
 extern int afunix_family;
 
 void afunix_sock_init(struct sock *sk);
+void afunix_embryo_init(struct sock *sk);
 void afunix_state_lock(struct sock *sk);
+void afunix_state_lock_nested(struct sock *sk);
 void afunix_state_unlock(struct sock *sk);
 void afunix_iolock(struct sock *sk);
 void afunix_iounlock(struct sock *sk);
@@ -92,5 +134,41 @@ void afunix_sigpipe(void);
 unsigned long afunix_skb_max_alloc(void);
 unsigned long afunix_skb_max_head0(void);
 unsigned long afunix_stream_frags_size(void);
+
+int afunix_pernet_register(void);
+void afunix_pernet_unregister(void);
+struct afunix_table *afunix_net_table(struct net *net);
+struct net *afunix_sock_net(struct sock *sk);
+void afunix_table_lock(struct afunix_table *t, unsigned int h, bool nested);
+void afunix_table_unlock(struct afunix_table *t, unsigned int h);
+void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk);
+void afunix_table_del(struct sock *sk);
+void afunix_bsd_lock(unsigned int h);
+void afunix_bsd_unlock(unsigned int h);
+void afunix_bsd_add(unsigned int h, struct sock *sk);
+bool afunix_bsd_del(struct sock *sk);
+struct hlist_node *afunix_bsd_first(unsigned int h);
+int afunix_bindlock(struct sock *sk);
+void afunix_bindunlock(struct sock *sk);
+bool afunix_passcred(struct sock *sk);
+void afunix_cond_resched(void);
+struct dentry *afunix_mknod(struct sock *sk, const char *name, struct path *parent);
+void afunix_mknod_unlink(struct path *parent, struct dentry *dentry);
+void afunix_mknod_done(struct path *parent, struct dentry *dentry);
+void afunix_set_path(struct sock *sk, struct path *parent, struct dentry *dentry);
+void afunix_copy_path(struct sock *sk, struct sock *from);
+void afunix_release_path(struct sock *sk);
+int afunix_lookup_socket_inode(const char *name, struct path *path, struct inode **inode);
+void afunix_path_put(struct path *path);
+void afunix_touch_atime(struct path *path);
+struct sk_buff *afunix_embryo_skb(struct sock *newsk);
+struct sock *afunix_skb_sock(struct sk_buff *skb);
+void afunix_copy_peercred(struct sock *sk, struct sock *from);
+void afunix_update_peercred(struct sock *sk);
+void afunix_sock_graft(struct sock *sk, struct socket *parent);
+void afunix_inherit_flags(struct socket *old, struct socket *new);
+void afunix_wake_up_interruptible(struct wait_queue_head *wq);
+long afunix_wait_for_peer(struct sock *other, long timeo);
+void afunix_error_report(struct sock *sk);
 
 #endif /* AFUNIX_BINDINGS_H */

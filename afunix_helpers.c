@@ -6,6 +6,8 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/security.h>
+#include <net/netns/generic.h>
 
 #include "afunix_bindings.h"
 
@@ -24,12 +26,25 @@ void afunix_sock_init(struct sock *sk)
 	spin_lock_init(&u->lock);
 	u->peer = NULL;
 	mutex_init(&u->iolock);
-	init_waitqueue_head(&u->peer_wait);
+	mutex_init(&u->bindlock);
+	init_waitqueue_head(&u->peer_wq.wait);
+}
+
+/* An embryo has no struct socket yet: its wait queue is its own peer_wq (as AF_UNIX). */
+void afunix_embryo_init(struct sock *sk)
+{
+	RCU_INIT_POINTER(sk->sk_wq, &container_of(sk, struct afunix_sock, sk)->peer_wq);
 }
 
 void afunix_state_lock(struct sock *sk)
 {
 	spin_lock(&container_of(sk, struct afunix_sock, sk)->lock);
+}
+
+/* The second of two state locks, taken in a fixed order by the caller. */
+void afunix_state_lock_nested(struct sock *sk)
+{
+	spin_lock_nested(&container_of(sk, struct afunix_sock, sk)->lock, SINGLE_DEPTH_NESTING);
 }
 
 void afunix_state_unlock(struct sock *sk)
@@ -235,4 +250,331 @@ unsigned long afunix_skb_max_head0(void)
 unsigned long afunix_stream_frags_size(void)
 {
 	return PAGE_SIZE << get_order(32768);
+}
+
+/* Per network namespace: the name table, in storage of the module's own. */
+static unsigned int afunix_net_id;
+
+struct afunix_net {
+	struct afunix_table *table;
+};
+
+static int __net_init afunix_net_init(struct net *net)
+{
+	struct afunix_net *an = net_generic(net, afunix_net_id);
+	int i;
+
+	an->table = kvmalloc(sizeof(*an->table), GFP_KERNEL_ACCOUNT);
+	if (!an->table)
+		return -ENOMEM;
+	for (i = 0; i < 2 * AFUNIX_HASH_SIZE; i++) {
+		spin_lock_init(&an->table->locks[i]);
+		INIT_HLIST_HEAD(&an->table->buckets[i]);
+	}
+	return 0;
+}
+
+static void __net_exit afunix_net_exit(struct net *net)
+{
+	struct afunix_net *an = net_generic(net, afunix_net_id);
+
+	kvfree(an->table);
+}
+
+static struct pernet_operations afunix_net_ops = {
+	.init = afunix_net_init,
+	.exit = afunix_net_exit,
+	.id = &afunix_net_id,
+	.size = sizeof(struct afunix_net),
+};
+
+int afunix_pernet_register(void)
+{
+	return register_pernet_subsys(&afunix_net_ops);
+}
+
+void afunix_pernet_unregister(void)
+{
+	unregister_pernet_subsys(&afunix_net_ops);
+}
+
+struct afunix_table *afunix_net_table(struct net *net)
+{
+	return ((struct afunix_net *)net_generic(net, afunix_net_id))->table;
+}
+
+struct net *afunix_sock_net(struct sock *sk)
+{
+	return sock_net(sk);
+}
+
+void afunix_table_lock(struct afunix_table *t, unsigned int h, bool nested)
+{
+	if (nested)
+		spin_lock_nested(&t->locks[h], SINGLE_DEPTH_NESTING);
+	else
+		spin_lock(&t->locks[h]);
+}
+
+void afunix_table_unlock(struct afunix_table *t, unsigned int h)
+{
+	spin_unlock(&t->locks[h]);
+}
+
+/* Under the bucket lock; the table holds a reference (as AF_UNIX's). */
+void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk)
+{
+	sk_add_node(sk, &t->buckets[h]);
+}
+
+void afunix_table_del(struct sock *sk)
+{
+	sk_del_node_init(sk);
+}
+
+/* The global pathname table, keyed by inode number, linked by sk_bind_node. */
+static struct hlist_head afunix_bsd_buckets[AFUNIX_HASH_SIZE];
+static spinlock_t afunix_bsd_locks[AFUNIX_HASH_SIZE] = {
+	[0 ... AFUNIX_HASH_SIZE - 1] = __SPIN_LOCK_UNLOCKED(afunix_bsd_locks),
+};
+
+void afunix_bsd_lock(unsigned int h)
+{
+	spin_lock(&afunix_bsd_locks[h]);
+}
+
+void afunix_bsd_unlock(unsigned int h)
+{
+	spin_unlock(&afunix_bsd_locks[h]);
+}
+
+void afunix_bsd_add(unsigned int h, struct sock *sk)
+{
+	sk_add_bind_node(sk, &afunix_bsd_buckets[h]);
+}
+
+/* Unlinks a pathname socket (under its bucket lock); false if it was not linked. */
+bool afunix_bsd_del(struct sock *sk)
+{
+	if (hlist_unhashed(&sk->sk_bind_node))
+		return false;
+	__sk_del_bind_node(sk);
+	sk_node_init(&sk->sk_bind_node);
+	return true;
+}
+
+struct hlist_node *afunix_bsd_first(unsigned int h)
+{
+	return afunix_bsd_buckets[h].first;
+}
+
+int afunix_bindlock(struct sock *sk)
+{
+	return mutex_lock_interruptible(&container_of(sk, struct afunix_sock, sk)->bindlock);
+}
+
+void afunix_bindunlock(struct sock *sk)
+{
+	mutex_unlock(&container_of(sk, struct afunix_sock, sk)->bindlock);
+}
+
+/* SO_PASSCRED or SO_PASSPIDFD: connect and send autobind an unbound socket. */
+bool afunix_passcred(struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+
+	return sock && (test_bit(SOCK_PASSCRED, &sock->flags) ||
+			test_bit(SOCK_PASSPIDFD, &sock->flags));
+}
+
+void afunix_cond_resched(void)
+{
+	cond_resched();
+}
+
+/*
+ * Creates the socket inode of a pathname bind, relative to the caller's cwd, with the
+ * socket's mode under the caller's umask. On success, returns the new dentry with
+ * *parent held: afunix_mknod_done() ends the creation (after afunix_mknod_unlink() if
+ * the bind fails after all).
+ */
+struct dentry *afunix_mknod(struct sock *sk, const char *name, struct path *parent)
+{
+	umode_t mode = S_IFSOCK | (SOCK_INODE(sk->sk_socket)->i_mode & ~current_umask());
+	struct dentry *dentry;
+	int err;
+
+	dentry = kern_path_create(AT_FDCWD, name, parent, 0);
+	if (IS_ERR(dentry))
+		return dentry;
+	err = security_path_mknod(parent, dentry, mode, 0);
+	if (!err)
+		err = vfs_mknod(mnt_idmap(parent->mnt), d_inode(parent->dentry), dentry, mode, 0);
+	if (err) {
+		done_path_create(parent, dentry);
+		return ERR_PTR(err);
+	}
+	return dentry;
+}
+
+void afunix_mknod_unlink(struct path *parent, struct dentry *dentry)
+{
+	vfs_unlink(mnt_idmap(parent->mnt), d_inode(parent->dentry), dentry, NULL);
+}
+
+void afunix_mknod_done(struct path *parent, struct dentry *dentry)
+{
+	done_path_create(parent, dentry);
+}
+
+/* Records the socket inode's path in a socket being bound (before it is published). */
+void afunix_set_path(struct sock *sk, struct path *parent, struct dentry *dentry)
+{
+	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
+
+	u->path.mnt = mntget(parent->mnt);
+	u->path.dentry = dget(dentry);
+	u->inode = d_backing_inode(dentry);
+}
+
+/* An accepted socket shares its listener's path (before it is published). */
+void afunix_copy_path(struct sock *sk, struct sock *from)
+{
+	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
+	struct afunix_sock *f = container_of(from, struct afunix_sock, sk);
+
+	if (f->path.dentry) {
+		path_get(&f->path);
+		u->path = f->path;
+	}
+}
+
+/* On release: drops the path (the socket is out of every table). */
+void afunix_release_path(struct sock *sk)
+{
+	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
+	struct path path;
+
+	spin_lock(&u->lock);
+	path = u->path;
+	u->path.dentry = NULL;
+	u->path.mnt = NULL;
+	spin_unlock(&u->lock);
+	if (path.dentry)
+		path_put(&path);
+}
+
+/*
+ * The socket inode a connect/sendto names (unix_find_bsd()): resolved with the
+ * caller's cwd and root, write permission needed, ECONNREFUSED if not a socket. On
+ * success *path is held (afunix_path_put()) and *inode is the inode.
+ */
+int afunix_lookup_socket_inode(const char *name, struct path *path, struct inode **inode)
+{
+	int err;
+
+	err = kern_path(name, LOOKUP_FOLLOW, path);
+	if (err)
+		return err;
+	err = path_permission(path, MAY_WRITE);
+	if (!err && !S_ISSOCK(d_backing_inode(path->dentry)->i_mode))
+		err = -ECONNREFUSED;
+	if (err) {
+		path_put(path);
+		return err;
+	}
+	*inode = d_backing_inode(path->dentry);
+	return 0;
+}
+
+void afunix_path_put(struct path *path)
+{
+	path_put(path);
+}
+
+void afunix_touch_atime(struct path *path)
+{
+	touch_atime(path);
+}
+
+/* The one-byte skb that carries an embryo to its listener, charged to the embryo. */
+struct sk_buff *afunix_embryo_skb(struct sock *newsk)
+{
+	return sock_wmalloc(newsk, 1, 0, GFP_KERNEL);
+}
+
+struct sock *afunix_skb_sock(struct sk_buff *skb)
+{
+	return skb->sk;
+}
+
+/* Under the state lock of @from. */
+void afunix_copy_peercred(struct sock *sk, struct sock *from)
+{
+	spin_lock(&sk->sk_peer_lock);
+	sk->sk_peer_pid = get_pid(from->sk_peer_pid);
+	sk->sk_peer_cred = get_cred(from->sk_peer_cred);
+	spin_unlock(&sk->sk_peer_lock);
+}
+
+void afunix_update_peercred(struct sock *sk)
+{
+	const struct cred *old_cred;
+	struct pid *old_pid;
+
+	spin_lock(&sk->sk_peer_lock);
+	old_pid = sk->sk_peer_pid;
+	old_cred = sk->sk_peer_cred;
+	sk->sk_peer_pid = get_pid(task_tgid(current));
+	sk->sk_peer_cred = get_current_cred();
+	spin_unlock(&sk->sk_peer_lock);
+	put_pid(old_pid);
+	put_cred(old_cred);
+}
+
+void afunix_sock_graft(struct sock *sk, struct socket *parent)
+{
+	sock_graft(sk, parent);
+}
+
+void afunix_inherit_flags(struct socket *old, struct socket *new)
+{
+	if (test_bit(SOCK_PASSCRED, &old->flags))
+		set_bit(SOCK_PASSCRED, &new->flags);
+	if (test_bit(SOCK_PASSPIDFD, &old->flags))
+		set_bit(SOCK_PASSPIDFD, &new->flags);
+	if (test_bit(SOCK_PASSSEC, &old->flags))
+		set_bit(SOCK_PASSSEC, &new->flags);
+}
+
+void afunix_wake_up_interruptible(struct wait_queue_head *wq)
+{
+	wake_up_interruptible(wq);
+}
+
+/*
+ * Called with @other's state lock held, which it releases: sleeps on @other's peer_wait
+ * until its queue has room (unix_wait_for_peer()). Returns the time left.
+ */
+long afunix_wait_for_peer(struct sock *other, long timeo)
+	__releases(&container_of(other, struct afunix_sock, sk)->lock)
+{
+	struct afunix_sock *u = container_of(other, struct afunix_sock, sk);
+	bool sched;
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait_exclusive(&u->peer_wq.wait, &wait, TASK_INTERRUPTIBLE);
+	sched = !sock_flag(other, SOCK_DEAD) &&
+		!(other->sk_shutdown & RCV_SHUTDOWN) &&
+		skb_queue_len_lockless(&other->sk_receive_queue) > READ_ONCE(other->sk_max_ack_backlog);
+	spin_unlock(&u->lock);
+	if (sched)
+		timeo = schedule_timeout(timeo);
+	finish_wait(&u->peer_wq.wait, &wait);
+	return timeo;
+}
+
+void afunix_error_report(struct sock *sk)
+{
+	sk_error_report(sk);
 }

@@ -33,4 +33,6 @@ errnos! {
     EISCONN = 106, "Transport endpoint is already connected.";
     ENOTCONN = 107, "Transport endpoint is not connected.";
     ECONNREFUSED = 111, "Connection refused.";
+    EPROTOTYPE = 91, "Protocol wrong type for socket.";
+    EADDRINUSE = 98, "Address already in use.";
 }

@@ -5,16 +5,20 @@
 //!
 //! Safe code only: the C API is reached through [`crate::sock`] and [`crate::wakeup`].
 
+use crate::addr::{Address, SunAddr, AF_UNSPEC};
 use crate::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
     ESOCKTNOSUPPORT,
 };
+use crate::names;
 use crate::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb, Sock,
+    Socket,
 };
 use crate::wakeup::{self, poll};
 use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::error::{code::*, Error, Result};
+use kernel::sync::Arc;
 use kernel::types::ARef;
 
 /// `PF_UNIX`: the protocol number AF_UNIX accepts besides 0.
@@ -75,9 +79,16 @@ pub(crate) fn unaccount_socket() {
     NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
 }
 
+/// Finishes the creation of a socket (or embryo): into its netns table, unbound.
+pub(crate) fn init_new(sk: &Sock) {
+    names::insert_unbound(sk);
+}
+
 /// Called when the last reference to `sk` goes (`unix_sock_destructor()`).
 pub(crate) fn destruct(sk: &Sock) {
-    sk.purge_rcvq(|_| ());
+    // Embryos are released before their listener's queue is dropped: none here.
+    sk.purge_rcvq(|e| release_sock(&e, true));
+    sk.destruct_addr();
     unaccount_socket();
 }
 
@@ -88,6 +99,7 @@ pub(crate) fn release(sk: ARef<Sock>) {
 }
 
 fn release_sock(sk: &Sock, embryo: bool) {
+    names::remove(sk);
     let peer = {
         let mut g = sk.lock();
         g.orphan();
@@ -115,9 +127,9 @@ fn release_sock(sk: &Sock, embryo: bool) {
         // `peer` drops here: it may now die.
     }
 
-    // Throw out the buffers. (Once listen exists, a listener's queue holds embryos,
-    // which must be released here too.)
-    sk.purge_rcvq(|_| ());
+    // Throw out the buffers; a listener's queue holds embryos, released with it.
+    sk.purge_rcvq(|e| release_sock(&e, true));
+    sk.release_path();
 }
 
 /// `socketpair()`: joins two new sockets back to back.
@@ -172,28 +184,232 @@ fn peer_get(sk: &Sock) -> Option<ARef<Sock>> {
     sk.lock().peer().map(ARef::from)
 }
 
-/// `getname()` of an unnamed socket: just the family; `ENOTCONN` for the peer of an
-/// unconnected one. Returns the address length.
-pub(crate) fn getname_len(sk: &Sock, peer: bool) -> Result<usize> {
-    if peer && peer_get(sk).is_none() {
-        return Err(ENOTCONN.into());
+/// `getname()`: the address of the socket or of its peer (`ENOTCONN` without one);
+/// `None` for an unnamed socket.
+pub(crate) fn getname(sk: &Sock, peer: bool) -> Result<Option<Arc<Address>>> {
+    if peer {
+        let p = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
+        Ok(p.addr())
+    } else {
+        Ok(sk.addr())
     }
-    // offsetof(struct sockaddr_un, sun_path): no name bound yet.
-    Ok(2)
 }
 
-/// `sendmsg()` of a datagram or seqpacket socket (`unix_dgram_sendmsg()`), for the
-/// connected case: the name table comes with bind/connect.
+/// `listen()` (`unix_listen()`): stream and seqpacket sockets with a name; the
+/// backlog may change on a listening socket.
+pub(crate) fn listen(sk: &Sock, backlog: i32) -> Result {
+    if !sk.is_connection_oriented() {
+        return Err(EOPNOTSUPP.into());
+    }
+    if !sk.has_addr() {
+        // No listens on an unbound socket.
+        return Err(EINVAL);
+    }
+    let mut g = sk.lock();
+    let st = sk.state();
+    if st != state::CLOSE && st != state::LISTEN {
+        return Err(EINVAL);
+    }
+    // The socket core clamps the backlog to somaxconn; a negative one stays as AF_UNIX
+    // stores it (a u32).
+    let backlog = backlog as u32;
+    if backlog > sk.max_ack_backlog() {
+        wakeup::wake_all_peer_wait(sk);
+    }
+    sk.set_max_ack_backlog(&g, backlog);
+    g.set_state(state::LISTEN);
+    // Credentials for connect to copy.
+    sk.update_peercred();
+    Ok(())
+}
+
+/// `connect()` of a stream or seqpacket socket (`unix_stream_connect()`): a new
+/// embryo socket, connected to `sk`, goes onto the listener's queue for `accept`.
+pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
+    sun.validate()?;
+    names::maybe_autobind(sk)?;
+    let mut timeo = sk.sndtimeo(nonblock);
+
+    // First of all allocate resources: after locking, everything would need checking
+    // again.
+    account_new_socket()?;
+    let embryo = match sk.alloc_embryo(DEFAULT_MAX_DGRAM_QLEN) {
+        Ok(e) => e,
+        Err(e) => {
+            unaccount_socket();
+            return Err(e);
+        }
+    };
+    init_new(&embryo);
+    let skb = match Skb::embryo_carrier(&embryo) {
+        Ok(skb) => skb,
+        Err(e) => {
+            release(embryo.into_sock());
+            return Err(e);
+        }
+    };
+
+    let err = loop {
+        let other = match names::find_other(sk, sun) {
+            Ok(o) => o,
+            Err(e) => break e,
+        };
+        let og = other.lock();
+        // The VFS overslept the socket's death: retry.
+        if other.is_dead() {
+            continue;
+        }
+        if other.state() != state::LISTEN || other.shutdown() & shut::RCV != 0 {
+            break ECONNREFUSED.into();
+        }
+        if other.rcvq_full() {
+            if timeo == 0 {
+                break EAGAIN;
+            }
+            timeo = og.wait_for_peer(timeo);
+            if crate::sock::signal_pending() {
+                break intr_errno(timeo);
+            }
+            continue;
+        }
+        // Self-connect and simultaneous connect are excluded by refusing a
+        // connecting socket that listens (no lock order inversion).
+        let st = sk.state();
+        if st != state::CLOSE {
+            break if st == state::ESTABLISHED {
+                EISCONN.into()
+            } else {
+                EINVAL
+            };
+        }
+        let mut sg = sk.lock_second(&og);
+        let st = sk.state();
+        if st != state::CLOSE {
+            break if st == state::ESTABLISHED {
+                EISCONN.into()
+            } else {
+                EINVAL
+            };
+        }
+        // The way is open: set up the embryo, then `sk`.
+        embryo.setup(sk, &other);
+        sg.copy_peercred(&og);
+        sock.set_connected();
+        sg.set_state(state::ESTABLISHED);
+        let old = sg.set_peer(Some(ARef::from(&*embryo)));
+        drop(sg);
+        other.queue_embryo(&og, skb, embryo);
+        drop(og);
+        other.data_ready();
+        drop(old);
+        return Ok(());
+    };
+    drop(skb);
+    release(embryo.into_sock());
+    Err(err)
+}
+
+/// `accept()` (`unix_accept()`): the next connection of a listening socket.
+pub(crate) fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
+    if !sk.is_connection_oriented() {
+        return Err(EOPNOTSUPP.into());
+    }
+    if sk.state() != state::LISTEN {
+        return Err(EINVAL);
+    }
+    // A listener stays one: no lock needed to wait on its queue.
+    let embryo = sk.accept_embryo(nonblock)?.ok_or(EINVAL)?;
+    // A connect may wait for room in the backlog.
+    sk.wake_peer_wait_one();
+    Sock::graft(embryo, listener, newsock);
+    Ok(())
+}
+
+/// `connect()` of a datagram socket (`unix_dgram_connect()`): sets, changes or (with
+/// `AF_UNSPEC`) drops the default destination.
+pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
+    if sun.len() < crate::addr::PATH_OFFSET {
+        return Err(EINVAL);
+    }
+    if sun.family() == AF_UNSPEC {
+        // 1003.1g: breaking the connected state with AF_UNSPEC.
+        let old = {
+            let mut g = sk.lock();
+            let old = g.set_peer(None);
+            if old.is_some() {
+                g.set_state(state::CLOSE);
+            }
+            old
+        };
+        if let Some(old) = old {
+            dgram_disconnected(sk, &old);
+        }
+        return Ok(());
+    }
+    sun.validate()?;
+    names::maybe_autobind(sk)?;
+    loop {
+        let other = names::find_other(sk, sun)?;
+        let (mut gs, mut go) = Sock::lock_pair(sk, &other);
+        // The VFS overslept the socket's death: retry.
+        if other.is_dead() {
+            continue;
+        }
+        let other_peer = go.as_ref().map_or_else(|| gs.peer(), |g| g.peer());
+        if other_peer.is_some_and(|p| !core::ptr::eq(p, sk)) {
+            return Err(EPERM);
+        }
+        gs.set_state(state::ESTABLISHED);
+        if let Some(g) = go.as_mut() {
+            g.set_state(state::ESTABLISHED);
+        }
+        let old = gs.set_peer(Some(other.clone()));
+        drop(go);
+        drop(gs);
+        // If it was connected elsewhere, that link is broken.
+        if let Some(old) = old.filter(|o| !core::ptr::eq(&**o, &*other)) {
+            dgram_disconnected(sk, &old);
+        }
+        return Ok(());
+    }
+}
+
+/// `unix_dgram_disconnected()`: `sk` no longer sends to `other`. Whatever `sk` had
+/// received is dropped (it may only hold messages of its peer), and `other`, if it was
+/// connected back, learns of it with `ECONNRESET`.
+fn dgram_disconnected(sk: &Sock, other: &Sock) {
+    if !sk.rcvq_empty() {
+        sk.purge_rcvq(|e| release_sock(&e, true));
+        wakeup::wake_all_peer_wait(sk);
+        let mut g = other.lock();
+        if !other.is_dead() && g.peer().is_some_and(|p| core::ptr::eq(p, sk)) {
+            g.set_err(ECONNRESET);
+            drop(g);
+            other.error_report();
+        }
+    }
+    let mut g = other.lock();
+    if g.peer().is_none() {
+        g.set_state(state::CLOSE);
+    }
+}
+
+/// `sendmsg()` of a datagram or seqpacket socket (`unix_dgram_sendmsg()`): to the
+/// connected peer, or to the socket a name designates.
 pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
     let flags = m.flags();
     if flags & msg::OOB != 0 {
         return Err(EOPNOTSUPP.into());
     }
-    if m.namelen() != 0 {
-        // Sending by name needs the name table (bind/connect); no socket is bound yet.
-        return Err(ECONNREFUSED.into());
-    }
-    let other = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
+    let sun = m.name();
+    let mut other = match &sun {
+        Some(s) => {
+            s.validate()?;
+            None
+        }
+        None => Some(peer_get(sk).ok_or(Error::from(ENOTCONN))?),
+    };
+    names::maybe_autobind(sk)?;
 
     let sndbuf = sk.sndbuf();
     if sndbuf < 32 || len > (sndbuf - 32) as usize {
@@ -213,41 +429,61 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         flags & msg::DONTWAIT != 0,
         PAGE_ALLOC_COSTLY_ORDER,
     )?;
+    let mut timeo = sk.sndtimeo(flags & msg::DONTWAIT != 0);
 
-    let g = other.lock();
-    if other.is_dead() {
-        drop(g);
-        if sk.sk_type() == sock_type::SEQPACKET {
+    loop {
+        let o = match (other.take(), &sun) {
+            (Some(o), _) => o,
+            (None, Some(s)) => names::find_other(sk, s)?,
+            (None, None) => return Err(ECONNRESET.into()),
+        };
+        let g = o.lock();
+        if g.peer().is_some_and(|p| !core::ptr::eq(p, sk)) {
+            return Err(EPERM);
+        }
+        if o.is_dead() {
+            drop(g);
+            if sk.sk_type() == sock_type::SEQPACKET {
+                // Racing with the peer's release: a seqpacket socket stays connected.
+                return Err(EPIPE);
+            }
+            // A dead peer: disconnect, as 1003.1g asks of datagrams.
+            let old = {
+                let mut sg = sk.lock();
+                if sg.peer().is_some_and(|p| core::ptr::eq(p, &*o)) {
+                    sg.set_state(state::CLOSE);
+                    sg.set_peer(None)
+                } else {
+                    None
+                }
+            };
+            if let Some(old) = old {
+                dgram_disconnected(sk, &old);
+                return Err(ECONNREFUSED.into());
+            }
+            // Not (or no longer) our peer: look the name up again.
+            continue;
+        }
+        if o.shutdown() & shut::RCV != 0 {
             return Err(EPIPE);
         }
-        // The connected peer is gone: disconnect, as 1003.1g asks of datagrams.
-        let old = {
-            let mut sg = sk.lock();
-            if sg.peer().is_some_and(|p| core::ptr::eq(p, &*other)) {
-                sg.set_state(state::CLOSE);
-                sg.set_peer(None)
-            } else {
-                None
+        // A receiver not connected back to us takes at most its backlog.
+        if !core::ptr::eq(&*o, sk) && !o.peer_is(sk) && o.rcvq_full() {
+            if timeo == 0 {
+                return Err(EAGAIN);
             }
-        };
-        if old.is_none() {
-            // Raced with a reconnect: the peer changed under us.
-            return Err(ECONNRESET.into());
+            timeo = g.wait_for_peer(timeo);
+            if crate::sock::signal_pending() {
+                return Err(intr_errno(timeo));
+            }
+            other = Some(o);
+            continue;
         }
-        // `unix_dgram_disconnected()`: what the dead peer sent is lost.
-        if !sk.rcvq_empty() {
-            sk.purge_rcvq(|_| ());
-            wakeup::wake_all_peer_wait(sk);
-        }
-        return Err(ECONNREFUSED.into());
+        o.queue_tail(skb);
+        drop(g);
+        o.data_ready();
+        return Ok(len);
     }
-    if other.shutdown() & shut::RCV != 0 {
-        return Err(EPIPE);
-    }
-    other.queue_tail(skb);
-    drop(g);
-    other.data_ready();
-    Ok(len)
 }
 
 /// `sendmsg()` of a seqpacket socket.
@@ -283,7 +519,7 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
         }
     };
     wakeup::wake_writers(sk);
-    m.clear_name();
+    m.set_name(skb.view().sender_addr());
 
     let skb_len = skb.view().len() as usize;
     let mut n = size;
@@ -441,6 +677,9 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             continue;
         };
 
+        if copied == 0 {
+            m.set_name(s.sender_addr());
+        }
         let offset = s.consumed() + skip as u32;
         let chunk = (s.unread() as usize - skip).min(left);
         if let Err(e) = s.copy_to_msg(offset, m, chunk) {

@@ -10,11 +10,16 @@
 //! there, in [`socket`]'s trampolines and in this file's registration); [`proto`] is the
 //! protocol, in safe Rust.
 
+mod addr;
+mod autobind;
 mod bindings;
 mod error;
+mod hash;
+mod names;
 mod proto;
 mod sock;
 mod socket;
+mod vfs;
 mod wakeup;
 
 use core::ffi::c_int;
@@ -123,7 +128,7 @@ unsafe extern "C" fn create(
         proto::account_new_socket()?;
         // SAFETY: Arguments of a `create` call; `prot` is registered with the size of
         // `struct afunix_sock`.
-        let r = unsafe {
+        let r: Result<&sock::Sock> = unsafe {
             sock::Sock::alloc(
                 net,
                 sock,
@@ -138,7 +143,8 @@ unsafe extern "C" fn create(
         if r.is_err() {
             proto::unaccount_socket();
         }
-        r.map(|()| 0)
+        proto::init_new(r?);
+        Ok(0)
     })
 }
 
@@ -171,6 +177,19 @@ impl kernel::Module for RustAfUnix {
             );
             return Err(EINVAL);
         }
+        // SAFETY: Called once, at load; undone in `drop` or below on failure.
+        to_result(unsafe { bindings::afunix_pernet_register() })?;
+        let r = Self::register(fam);
+        if r.is_err() {
+            // SAFETY: Registered above; no socket of this family exists.
+            unsafe { bindings::afunix_pernet_unregister() };
+        }
+        r
+    }
+}
+
+impl RustAfUnix {
+    fn register(fam: c_int) -> Result<Self> {
         let owner: *mut bindings::module = THIS_MODULE.as_ptr().cast();
         let mut tables = KBox::pin(
             Tables {
@@ -235,6 +254,8 @@ impl Drop for RustAfUnix {
             bindings::proto_unregister(&mut t.dgram_proto);
             bindings::proto_unregister(&mut t.stream_proto);
         }
+        // SAFETY: Registered in `init`; no socket (so no table user) is left.
+        unsafe { bindings::afunix_pernet_unregister() };
         pr_info!("unregistered socket family {}\n", t.family.family);
     }
 }

@@ -6,11 +6,14 @@
 //! `struct msghdr` lives here (and, for wait queues, in [`crate::wakeup`]). The protocol
 //! files work with the safe types of this file only.
 
+use crate::addr::{Address, SunAddr, SUN_LEN};
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
+use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::{to_result, Error, Result};
+use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
 /// `sk_state` values (`include/net/tcp_states.h`), as AF_UNIX uses them.
@@ -128,14 +131,14 @@ impl Sock {
     }
 
     /// Allocates the `struct sock` of `socket` and initialises it as AF_UNIX's
-    /// `unix_create1()` does, with this family's hooks.
+    /// `unix_create1()` does, with this family's hooks; the socket owns it.
     ///
     /// # Safety
     ///
     /// `net` and `socket` are the arguments of a `net_proto_family::create` call;
     /// `prot` is a registered `struct proto` whose `obj_size` is that of
     /// `struct afunix_sock`.
-    pub(crate) unsafe fn alloc(
+    pub(crate) unsafe fn alloc<'a>(
         net: *mut bindings::net,
         socket: *mut bindings::socket,
         family: i32,
@@ -144,7 +147,7 @@ impl Sock {
         max_dgram_qlen: u32,
         write_space: unsafe extern "C" fn(*mut bindings::sock),
         destruct: unsafe extern "C" fn(*mut bindings::sock),
-    ) -> Result<()> {
+    ) -> Result<&'a Sock> {
         // GFP_KERNEL: `create` runs in process context without locks.
         let gfp = kernel::bindings::GFP_KERNEL;
         // SAFETY: `net` and `prot` are valid by the safety requirements.
@@ -164,7 +167,225 @@ impl Sock {
             (*sk).sk_destruct = Some(destruct);
             bindings::afunix_prot_inuse_add(sk, 1);
         }
-        Ok(())
+        // SAFETY: `sk` is now a socket of this family, owned by `socket` (which the
+        // caller's `'a` outlives no longer than the socket does).
+        Ok(unsafe { Sock::from_raw(sk) })
+    }
+
+    /// Allocates an embryo for a connection to a listener: a socket of `self`'s netns,
+    /// type, protocol and hooks, with no `struct socket` (`unix_create1(net, NULL, ..)`).
+    /// The returned reference is the one `sk_alloc` gives.
+    pub(crate) fn alloc_embryo(&self, max_dgram_qlen: u32) -> Result<Embryo> {
+        let p = self.as_ptr();
+        // SAFETY: `self` is a live socket of this family: its netns, protocol (the
+        // module's registered `struct proto`, with the size of `struct afunix_sock`)
+        // and hooks are valid; `connect` runs in process context without locks.
+        let sk = unsafe {
+            let sk = bindings::sk_alloc(
+                bindings::afunix_sock_net(p),
+                (*p).__sk_common.skc_family.into(),
+                kernel::bindings::GFP_KERNEL,
+                (*p).__sk_common.skc_prot,
+                0,
+            );
+            if sk.is_null() {
+                return Err(kernel::error::code::ENOMEM);
+            }
+            bindings::sock_init_data(ptr::null_mut(), sk);
+            bindings::afunix_sock_init(sk);
+            bindings::afunix_embryo_init(sk);
+            (*sk).sk_type = (*p).sk_type;
+            (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
+            (*sk).sk_max_ack_backlog = max_dgram_qlen;
+            (*sk).sk_write_space = (*p).sk_write_space;
+            (*sk).sk_destruct = (*p).sk_destruct;
+            bindings::afunix_prot_inuse_add(sk, 1);
+            sk
+        };
+        // SAFETY: `sk_alloc` gave us a reference to this new socket of this family.
+        // INVARIANT: No one else has it yet.
+        Ok(Embryo(unsafe {
+            ARef::from_raw(NonNull::new_unchecked(sk.cast()))
+        }))
+    }
+
+    /// The socket's bucket in its netns table (`sk_hash`).
+    pub(crate) fn hash(&self) -> u32 {
+        // SAFETY: A plain read of a field that changes only under the socket's bucket
+        // lock(s) and bind lock, which the callers hold (or a racy read is harmless:
+        // `Bucket::of` stays in range).
+        unsafe { ptr::addr_of!((*self.unix()).hash).read_volatile() }
+    }
+
+    /// Sets `sk_hash` (under the bucket locks).
+    pub(crate) fn set_hash(&self, h: u32) {
+        // SAFETY: Callers hold the old and the new bucket's locks.
+        unsafe { ptr::addr_of_mut!((*self.unix()).hash).write_volatile(h) };
+    }
+
+    fn addr_slot(&self) -> &AtomicPtr<Address> {
+        // SAFETY: `addr` is a pointer-sized, aligned field of a live socket, accessed
+        // only atomically (release store, acquire loads).
+        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).addr).cast()) }
+    }
+
+    /// The bound address (`smp_load_acquire(&u->addr)`), borrowed: once set, it stays
+    /// until the socket is destroyed.
+    pub(crate) fn addr_ref(&self) -> Option<&Address> {
+        let p = self.addr_slot().load(Ordering::Acquire);
+        // SAFETY: A non-NULL `addr` came from `Arc::into_raw` in `publish_addr` and is
+        // given back only in `destruct_addr`, when no `&Sock` is left.
+        unsafe { p.as_ref() }
+    }
+
+    /// Whether the socket has an address.
+    pub(crate) fn has_addr(&self) -> bool {
+        self.addr_ref().is_some()
+    }
+
+    /// The bound address, with a reference of its own.
+    pub(crate) fn addr(&self) -> Option<Arc<Address>> {
+        let p = self.addr_slot().load(Ordering::Acquire);
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: As in `addr_ref`: `p` is a live `Arc<Address>` held by the socket.
+        Some(unsafe { ArcBorrow::from_raw(p) }.into())
+    }
+
+    /// Publishes the address of an unbound socket (`smp_store_release(&u->addr, ..)`).
+    /// Callers hold the bind lock and saw no address under it, or set up an embryo
+    /// nobody else sees.
+    pub(crate) fn publish_addr(&self, addr: Arc<Address>) {
+        let new = Arc::into_raw(addr).cast_mut();
+        if let Err(new) = self.addr_slot().compare_exchange(
+            ptr::null_mut(),
+            new,
+            Ordering::Release,
+            Ordering::Relaxed,
+        ) {
+            // Already bound (cannot happen under the bind lock): keep the old one.
+            // SAFETY: `new` came from `Arc::into_raw` just above.
+            drop(unsafe { Arc::from_raw(new) });
+        }
+    }
+
+    /// Frees the address (in the destructor).
+    pub(crate) fn destruct_addr(&self) {
+        let p = self.addr_slot().swap(ptr::null_mut(), Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: `p` came from `Arc::into_raw` in `publish_addr`; the socket is
+            // being destroyed, so no borrow of it (`addr_ref`) is left.
+            drop(unsafe { Arc::from_raw(p) });
+        }
+    }
+
+    /// The socket inode of a pathname socket (only compared), or NULL.
+    pub(crate) fn inode_ptr(&self) -> *mut bindings::inode {
+        // SAFETY: Set before the socket enters the global table and never changed.
+        unsafe { ptr::addr_of!((*self.unix()).inode).read() }
+    }
+
+    /// The inode number of a pathname socket's inode.
+    pub(crate) fn inode_number(&self) -> Option<u64> {
+        let i = self.inode_ptr();
+        // SAFETY: A non-NULL inode is held through the socket's path until release,
+        // after the socket left the global table; `i_ino` does not change.
+        (!i.is_null()).then(|| unsafe { (*i).i_ino } as u64)
+    }
+
+    /// Takes the bind lock (interruptible: `EINTR` on a signal).
+    pub(crate) fn bind_lock(&self) -> Result<BindGuard<'_>> {
+        // SAFETY: `self` is a live socket of this family.
+        to_result(unsafe { bindings::afunix_bindlock(self.as_ptr()) })?;
+        // INVARIANT: Locked just above.
+        Ok(BindGuard { sk: self })
+    }
+
+    /// `SO_PASSCRED` or `SO_PASSPIDFD` is set (connect and send autobind).
+    pub(crate) fn passcred(&self) -> bool {
+        // SAFETY: `self` is a live socket; the helper checks `sk_socket` for NULL.
+        unsafe { bindings::afunix_passcred(self.as_ptr()) }
+    }
+
+    /// `sock_sndtimeo()`.
+    pub(crate) fn sndtimeo(&self, nonblock: bool) -> isize {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_sndtimeo(self.as_ptr(), nonblock) }
+    }
+
+    /// `unix_recvq_full_lockless()`: more queued than the backlog allows.
+    pub(crate) fn rcvq_full(&self) -> bool {
+        self.rcvq_len() > self.max_ack_backlog()
+    }
+
+    /// Records the calling task as the socket's credentials (listen).
+    pub(crate) fn update_peercred(&self) {
+        // SAFETY: `self` is a live socket; the helper swaps under `sk_peer_lock`.
+        unsafe { bindings::afunix_update_peercred(self.as_ptr()) };
+    }
+
+    /// Drops the path of a pathname socket (on release, out of every table).
+    pub(crate) fn release_path(&self) {
+        // SAFETY: `self` is a live socket of this family; the helper clears the path
+        // under the state lock and puts it after.
+        unsafe { bindings::afunix_release_path(self.as_ptr()) };
+    }
+
+    /// Sets `sk_max_ack_backlog` (listen, under the state lock).
+    pub(crate) fn set_max_ack_backlog(&self, _g: &StateGuard<'_>, n: u32) {
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_max_ack_backlog).write_volatile(n) };
+    }
+
+    /// Wakes one task waiting on `peer_wait` (a connect waiting for backlog room).
+    pub(crate) fn wake_peer_wait_one(&self) {
+        // SAFETY: `peer_wait` of a live socket of this family.
+        unsafe { bindings::afunix_wake_up_interruptible(self.peer_wait()) };
+    }
+
+    /// Queues a connection on a listener: the embryo's reference moves into the
+    /// queue, marked in the skb, until `accept` or the listener's release takes it.
+    pub(crate) fn queue_embryo(&self, _g: &StateGuard<'_>, skb: Skb, embryo: Embryo) {
+        // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`).
+        unsafe { (*skb.view().cb()).embryo = 1 };
+        core::mem::forget(embryo.0);
+        self.queue_tail(skb);
+    }
+
+    /// `accept`: the next embryo from this listener's queue, waiting unless
+    /// `nonblock`; `Ok(None)` when the receive side is shut down.
+    pub(crate) fn accept_embryo(&self, nonblock: bool) -> Result<Option<ARef<Sock>>> {
+        let flags = if nonblock {
+            crate::sock::msg::DONTWAIT
+        } else {
+            0
+        };
+        loop {
+            let Some(skb) = Skb::recv_datagram(self, flags)? else {
+                return Ok(None);
+            };
+            let embryo = skb.take_embryo();
+            skb.free_datagram(self);
+            if embryo.is_some() {
+                return Ok(embryo);
+            }
+        }
+    }
+
+    /// Puts `sock` in charge of this accepted socket (`sock_graft()`), under the state
+    /// lock, and gives it the caller's reference.
+    pub(crate) fn graft(this: ARef<Sock>, listener: &Socket, sock: &Socket) {
+        let _g = this.lock();
+        // SAFETY: `sock` is the new socket of an accept call, with no `sk` yet; the
+        // reference moves into it (released in its `release`).
+        unsafe {
+            (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED;
+            bindings::afunix_inherit_flags(listener.0.get(), sock.0.get());
+            bindings::afunix_sock_graft(this.as_ptr(), sock.0.get());
+        }
+        drop(_g);
+        core::mem::forget(this);
     }
 
     /// Whether `sk`'s peer is `other` (a lockless compare: the pointer is not followed).
@@ -283,8 +504,9 @@ impl Sock {
         };
     }
 
-    /// Frees every skb of the receive queue, passing each to `f` first.
-    pub(crate) fn purge_rcvq(&self, mut f: impl FnMut(&SkbView)) {
+    /// Frees every skb of the receive queue, handing the embryos of a listener's queue
+    /// to `on_embryo`.
+    pub(crate) fn purge_rcvq(&self, mut on_embryo: impl FnMut(ARef<Sock>)) {
         loop {
             // SAFETY: `self` is a live socket; `skb_dequeue` takes the queue lock.
             let skb = unsafe {
@@ -295,8 +517,11 @@ impl Sock {
             };
             // SAFETY: The skb was dequeued, so this is its only owner.
             let skb = unsafe { Skb::from_raw(skb) };
-            f(skb.view());
+            let embryo = skb.take_embryo();
             skb.drop_on_close();
+            if let Some(e) = embryo {
+                on_embryo(e);
+            }
         }
     }
 
@@ -349,6 +574,42 @@ impl Sock {
         StateGuard { sk: self }
     }
 
+    /// Takes the state lock as the second of two, the first being `_first`'s.
+    pub(crate) fn lock_second(&self, _first: &StateGuard<'_>) -> StateGuard<'_> {
+        // SAFETY: `self` is a live socket of this family (type invariant); the one
+        // other state lock held is taken before this one on every path (connect
+        // locks the listener first; `lock_pair` orders by address).
+        unsafe { bindings::afunix_state_lock_nested(self.as_ptr()) };
+        // INVARIANT: The lock was just taken.
+        StateGuard { sk: self }
+    }
+
+    /// Locks the state of two sockets in address order (`unix_state_double_lock()`);
+    /// one lock if they are the same socket. The guards come back in argument order.
+    pub(crate) fn lock_pair<'a>(
+        a: &'a Sock,
+        b: &'a Sock,
+    ) -> (StateGuard<'a>, Option<StateGuard<'a>>) {
+        if ptr::eq(a, b) {
+            return (a.lock(), None);
+        }
+        if a.as_ptr() < b.as_ptr() {
+            let ga = a.lock();
+            let gb = b.lock_second(&ga);
+            (ga, Some(gb))
+        } else {
+            let gb = b.lock();
+            let ga = a.lock_second(&gb);
+            (ga, Some(gb))
+        }
+    }
+
+    /// `sk_error_report()`: tells the socket's users about `sk_err`.
+    pub(crate) fn error_report(&self) {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_error_report(self.as_ptr()) };
+    }
+
     /// Takes the reader lock (AF_UNIX's `u->iolock`). May sleep.
     pub(crate) fn io_lock(&self) -> IoGuard<'_> {
         // SAFETY: `self` is a live socket of this family (type invariant).
@@ -366,7 +627,7 @@ impl Sock {
     /// The wait queue datagram writers sleep on (`peer_wait`).
     pub(crate) fn peer_wait(&self) -> *mut bindings::wait_queue_head {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.unix()).peer_wait) }
+        unsafe { ptr::addr_of_mut!((*self.unix()).peer_wq.wait) }
     }
 
     /// The tail of the receive queue and its length, to notice new data while waiting
@@ -377,6 +638,48 @@ impl Sock {
         // lock.
         let tail = unsafe { bindings::afunix_rcvq_tail_mark(self.as_ptr(), &mut len) };
         (tail as usize, len)
+    }
+}
+
+/// A new socket for an incoming connection, not yet visible to any other task: its
+/// fields are set without its lock until [`Sock::queue_embryo`] hands it over.
+///
+/// # Invariants
+///
+/// Only this value refers to the socket (besides its netns table entry, which reads
+/// nothing that `setup` writes).
+pub(crate) struct Embryo(ARef<Sock>);
+
+impl core::ops::Deref for Embryo {
+    type Target = Sock;
+    fn deref(&self) -> &Sock {
+        &self.0
+    }
+}
+
+impl Embryo {
+    /// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does:
+    /// peer, state, credentials of the caller, and the listener's address and path.
+    pub(crate) fn setup(&self, client: &Sock, listener: &Sock) {
+        let sk = self.0.as_ptr();
+        let peer = ARef::into_raw(ARef::from(client));
+        // SAFETY: Nobody else sees the embryo (type invariant); `client` and
+        // `listener` are live sockets of this family. The peer reference moves into
+        // the embryo; the path is taken with its own references.
+        unsafe {
+            (*self.0.unix()).peer = peer.as_ptr().cast();
+            ptr::addr_of_mut!((*sk).__sk_common.skc_state).write_volatile(state::ESTABLISHED);
+            bindings::afunix_init_peercred(sk);
+            bindings::afunix_copy_path(sk, listener.as_ptr());
+        }
+        if let Some(a) = listener.addr() {
+            self.0.publish_addr(a);
+        }
+    }
+
+    /// Gives the embryo's reference back, for its release (a failed connect).
+    pub(crate) fn into_sock(self) -> ARef<Sock> {
+        self.0
     }
 }
 
@@ -426,6 +729,21 @@ impl StateGuard<'_> {
     pub(crate) fn set_err(&mut self, err: Errno) {
         // SAFETY: A volatile write under the state lock (WRITE_ONCE).
         unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_err).write_volatile(err.0) };
+    }
+
+    /// Sleeps until the socket's queue has room, releasing the lock first
+    /// (`unix_wait_for_peer()`); returns the time left.
+    pub(crate) fn wait_for_peer(self, timeo: isize) -> isize {
+        let sk = self.sk;
+        core::mem::forget(self);
+        // SAFETY: The state lock is held (type invariant); the helper releases it.
+        unsafe { bindings::afunix_wait_for_peer(sk.as_ptr(), timeo) }
+    }
+
+    /// Copies `from`'s credentials to this socket (connect, under `from`'s lock).
+    pub(crate) fn copy_peercred(&mut self, from: &StateGuard<'_>) {
+        // SAFETY: Both sockets are live; `from`'s state lock is held.
+        unsafe { bindings::afunix_copy_peercred(self.sk.as_ptr(), from.sk.as_ptr()) };
     }
 
     /// `sock_orphan()`: detaches the socket from its `struct socket` and marks it dead.
@@ -591,6 +909,40 @@ impl Msg {
         unsafe { (*self.0.as_ptr()).msg_namelen = 0 };
     }
 
+    /// On send: the destination address, if the caller gave one.
+    pub(crate) fn name(&self) -> Option<SunAddr> {
+        // SAFETY: `self.0` is valid (type invariant); `msg_name` holds `msg_namelen`
+        // bytes when non-NULL (the socket core copied the address in).
+        unsafe {
+            let m = self.0.as_ptr();
+            let len = usize::try_from((*m).msg_namelen).ok().filter(|&l| l != 0)?;
+            if (*m).msg_name.is_null() {
+                return None;
+            }
+            Some(sun_addr_from_raw((*m).msg_name.cast(), len))
+        }
+    }
+
+    /// On receive: returns the sender's address, if the caller asked for one
+    /// (`unix_copy_addr()`); an unnamed sender leaves the length at 0.
+    pub(crate) fn set_name(&mut self, addr: Option<&Address>) {
+        // SAFETY: `self.0` is valid (type invariant). A non-NULL `msg_name` of a
+        // receive is a `struct sockaddr_storage` (128 bytes) of the socket core; an
+        // address has at most 111.
+        unsafe {
+            let m = self.0.as_ptr();
+            if (*m).msg_name.is_null() {
+                return;
+            }
+            (*m).msg_namelen = 0;
+            if let Some(a) = addr {
+                let b = a.as_bytes();
+                ptr::copy_nonoverlapping(b.as_ptr(), (*m).msg_name.cast::<u8>(), b.len());
+                (*m).msg_namelen = b.len() as c_int;
+            }
+        }
+    }
+
     fn iter(&mut self) -> *mut bindings::iov_iter {
         // SAFETY: `self.0` is valid (type invariant).
         unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).msg_iter) }
@@ -667,6 +1019,32 @@ impl Skb {
             Some(skb) => Ok(Some(unsafe { Skb::from_raw(skb) })),
             None if err < 0 => Err(Error::from_errno(err)),
             None => Ok(None),
+        }
+    }
+
+    /// The one-byte skb that carries `embryo` to a listener, charged to the embryo
+    /// (`sock_wmalloc(newsk, 1, 0, GFP_KERNEL)`).
+    pub(crate) fn embryo_carrier(embryo: &Sock) -> Result<Skb> {
+        // SAFETY: `embryo` is a live socket; process context, no locks held.
+        let skb = unsafe { bindings::afunix_embryo_skb(embryo.as_ptr()) };
+        let skb = NonNull::new(skb).ok_or(kernel::error::code::ENOMEM)?;
+        // SAFETY: A new skb that we own.
+        Ok(unsafe { Skb::from_raw(skb) })
+    }
+
+    /// Takes the embryo reference out of a carrier skb (see `Sock::queue_embryo`).
+    fn take_embryo(&self) -> Option<ARef<Sock>> {
+        let cb = self.view().cb();
+        // SAFETY: We own the skb; `cb` is the module's.
+        unsafe {
+            if (*cb).embryo == 0 {
+                return None;
+            }
+            (*cb).embryo = 0;
+            // SAFETY: A carrier skb is charged to its embryo (`skb->sk`), and
+            // `queue_embryo` moved a reference to it into the skb.
+            let sk = bindings::afunix_skb_sock(self.0.as_ptr());
+            Some(ARef::from_raw(NonNull::new(sk)?.cast()))
         }
     }
 
@@ -747,6 +1125,26 @@ impl SkbView {
         cb.cast()
     }
 
+    /// The address of the socket that sent this skb (`unix_copy_addr(msg, skb->sk)`).
+    ///
+    /// The sender's memory and address live at least as long as the skb: the skb is
+    /// charged to it, and its destructor (which frees the address) waits for its
+    /// charged skbs.
+    pub(crate) fn sender_addr(&self) -> Option<&Address> {
+        // SAFETY: The skb is valid; a data skb of this family is charged to its
+        // sender, a socket of this family (see above). Only the `addr` field is read,
+        // atomically, as `Sock::addr_ref` does.
+        unsafe {
+            let sk = bindings::afunix_skb_sock(self.as_ptr());
+            if sk.is_null() {
+                return None;
+            }
+            let u = sk.cast::<bindings::afunix_sock>();
+            let slot = AtomicPtr::<Address>::from_ptr(ptr::addr_of_mut!((*u).addr).cast());
+            slot.load(Ordering::Acquire).as_ref()
+        }
+    }
+
     /// Bytes of a stream skb already read.
     pub(crate) fn consumed(&self) -> u32 {
         // SAFETY: `cb` is the module's, zeroed at allocation; written by the reader
@@ -809,4 +1207,73 @@ pub(crate) fn skb_limits() -> (usize, usize, usize) {
             bindings::afunix_stream_frags_size() as usize,
         )
     }
+}
+
+/// Copies a caller's `struct sockaddr` of `len` bytes (at most [`SUN_LEN`] are kept).
+///
+/// # Safety
+///
+/// `ptr` points to at least `min(len, SUN_LEN)` readable bytes.
+pub(crate) unsafe fn sun_addr_from_raw(ptr: *const u8, len: usize) -> SunAddr {
+    let mut bytes = [0u8; SUN_LEN];
+    let n = len.min(SUN_LEN);
+    // SAFETY: `ptr` has `n` readable bytes (safety requirements).
+    unsafe { ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), n) };
+    SunAddr::new(bytes, len)
+}
+
+/// Writes the address `addr`, or an unnamed one (the family alone), to `dst` for
+/// `getsockname`/`getpeername`/`accept`; returns the length.
+///
+/// # Safety
+///
+/// `dst` is a `struct sockaddr_storage` (128 bytes) of the socket core.
+pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&Address>) -> usize {
+    let dst = dst.cast::<u8>();
+    match addr {
+        Some(a) => {
+            let b = a.as_bytes();
+            // SAFETY: At most 111 bytes into a 128-byte buffer.
+            unsafe { ptr::copy_nonoverlapping(b.as_ptr(), dst, b.len()) };
+            b.len()
+        }
+        None => {
+            let fam = (crate::family() as u16).to_ne_bytes();
+            // SAFETY: Three bytes into a 128-byte buffer.
+            unsafe {
+                ptr::copy_nonoverlapping(fam.as_ptr(), dst, 2);
+                dst.add(2).write(0);
+            }
+            crate::addr::PATH_OFFSET
+        }
+    }
+}
+
+/// The bind lock of a socket, held.
+///
+/// # Invariants
+///
+/// The `bindlock` of `sk` is held while this guard exists.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct BindGuard<'a> {
+    sk: &'a Sock,
+}
+
+impl Drop for BindGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: Held (type invariant).
+        unsafe { bindings::afunix_bindunlock(self.sk.as_ptr()) };
+    }
+}
+
+/// `cond_resched()`.
+pub(crate) fn cond_resched() {
+    // SAFETY: Process context, no spinlock held (callers).
+    unsafe { bindings::afunix_cond_resched() };
+}
+
+/// `get_random_u32()`.
+pub(crate) fn random_u32() -> u32 {
+    // SAFETY: No requirements.
+    unsafe { bindings::get_random_u32() }
 }

@@ -6,9 +6,11 @@
 //! Callbacks this family does not implement yet point at the kernel's `sock_no_*`
 //! functions: the socket core calls most `proto_ops` members without a NULL check.
 
+use crate::addr::SunAddr;
 use crate::bindings;
+use crate::names;
 use crate::proto;
-use crate::sock::{Msg, Socket};
+use crate::sock::{sun_addr_from_raw, write_sockaddr, Msg, Socket};
 use crate::wakeup;
 use core::ffi::c_int;
 use core::marker::PhantomData;
@@ -24,6 +26,10 @@ pub(crate) trait SocketOps {
     /// `poll()`: the mask, after the caller is queued on the socket; `requested` is the
     /// events the poller asks for.
     fn poll(sock: &Socket, requested: u32) -> u32;
+    /// `connect()`; `nonblock` from the file's `O_NONBLOCK`.
+    fn connect(sock: &Socket, sun: &SunAddr, nonblock: bool) -> Result;
+    /// Whether the type has `listen()`/`accept()` (connection-oriented types).
+    const LISTENS: bool;
 }
 
 /// Looks up the `struct sock` of a socket in a callback (it is set until release).
@@ -44,6 +50,10 @@ impl SocketOps for Stream {
     fn poll(sock: &Socket, _requested: u32) -> u32 {
         sock.sk().map_or(0, proto::stream_poll)
     }
+    fn connect(sock: &Socket, sun: &SunAddr, nonblock: bool) -> Result {
+        proto::stream_connect(sock, sk_of(sock)?, sun, nonblock)
+    }
+    const LISTENS: bool = true;
 }
 
 /// `SOCK_DGRAM`.
@@ -59,6 +69,10 @@ impl SocketOps for Dgram {
     fn poll(sock: &Socket, requested: u32) -> u32 {
         sock.sk().map_or(0, |sk| proto::dgram_poll(sk, requested))
     }
+    fn connect(sock: &Socket, sun: &SunAddr, _nonblock: bool) -> Result {
+        proto::dgram_connect(sk_of(sock)?, sun)
+    }
+    const LISTENS: bool = false;
 }
 
 /// `SOCK_SEQPACKET`: the datagram code plus connection checks.
@@ -74,6 +88,10 @@ impl SocketOps for Seqpacket {
     fn poll(sock: &Socket, requested: u32) -> u32 {
         sock.sk().map_or(0, |sk| proto::dgram_poll(sk, requested))
     }
+    fn connect(sock: &Socket, sun: &SunAddr, nonblock: bool) -> Result {
+        proto::stream_connect(sock, sk_of(sock)?, sun, nonblock)
+    }
+    const LISTENS: bool = true;
 }
 
 /// The trampolines of `T`'s `proto_ops`.
@@ -124,14 +142,9 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket of this family.
             let sock = unsafe { Socket::from_raw(sock) };
-            let len = proto::getname_len(sk_of(sock)?, peer != 0)?;
-            // SAFETY: `addr` has room for a `struct sockaddr_un` (sockaddr_storage).
-            unsafe {
-                let sun = addr.cast::<bindings::sockaddr_un>();
-                (*sun).sun_family = crate::family() as u16;
-                (*sun).sun_path[0] = 0;
-            }
-            count(len)
+            let a = proto::getname(sk_of(sock)?, peer != 0)?;
+            // SAFETY: `addr` is a `struct sockaddr_storage` of the core.
+            count(unsafe { write_sockaddr(addr, a.as_deref()) })
         })
     }
 
@@ -150,6 +163,75 @@ impl<T: SocketOps> Adapter<T> {
         // SAFETY: The core passes a live socket of this family.
         let sock = unsafe { Socket::from_raw(sock) };
         T::poll(sock, requested)
+    }
+
+    /// # Safety
+    ///
+    /// Only called by the socket core, with a live socket of this family and an
+    /// address of `len` bytes in a `struct sockaddr_storage`.
+    unsafe extern "C" fn bind(
+        sock: *mut bindings::socket,
+        addr: *mut bindings::sockaddr,
+        len: c_int,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The core passes a live socket and a 128-byte address buffer.
+            let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(addr, len)) };
+            names::bind(sk_of(sock)?, &sun)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `bind`.
+    unsafe extern "C" fn connect(
+        sock: *mut bindings::socket,
+        addr: *mut bindings::sockaddr,
+        len: c_int,
+        flags: c_int,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The core passes a live socket and a 128-byte address buffer.
+            let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(addr, len)) };
+            T::connect(sock, &sun, flags & O_NONBLOCK != 0)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Only called by the socket core, with a live socket of this family.
+    unsafe extern "C" fn listen(sock: *mut bindings::socket, backlog: c_int) -> c_int {
+        from_result(|| {
+            // SAFETY: The core passes a live socket of this family.
+            let sock = unsafe { Socket::from_raw(sock) };
+            proto::listen(sk_of(sock)?, backlog)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Only called by the socket core, with a live listening socket of this family, a
+    /// new socket without `sk`, and the call's arguments.
+    unsafe extern "C" fn accept(
+        sock: *mut bindings::socket,
+        newsock: *mut bindings::socket,
+        arg: *mut bindings::proto_accept_arg,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: Arguments of an `accept` call, valid for the call.
+            let (sock, newsock, flags) = unsafe {
+                (
+                    Socket::from_raw(sock),
+                    Socket::from_raw(newsock),
+                    (*arg).flags,
+                )
+            };
+            proto::accept(sock, sk_of(sock)?, newsock, flags & O_NONBLOCK != 0)?;
+            Ok(0)
+        })
     }
 
     /// # Safety
@@ -198,6 +280,20 @@ impl<T: SocketOps> Adapter<T> {
     }
 }
 
+/// `O_NONBLOCK`, in the flags of connect and accept.
+const O_NONBLOCK: c_int = 0o4000;
+
+/// Copies the address of a bind or connect.
+///
+/// # Safety
+///
+/// `addr` is a `struct sockaddr_storage` of the socket core holding `len` bytes.
+unsafe fn raw_addr(addr: *mut bindings::sockaddr, len: c_int) -> SunAddr {
+    let len = usize::try_from(len).unwrap_or(0);
+    // SAFETY: `addr` has 128 readable bytes; at most 110 are read.
+    unsafe { sun_addr_from_raw(addr.cast(), len) }
+}
+
 /// Builds the `proto_ops` of `T` for the family number `family`.
 pub(crate) fn proto_ops<T: SocketOps>(
     family: c_int,
@@ -207,14 +303,22 @@ pub(crate) fn proto_ops<T: SocketOps>(
         family,
         owner,
         release: Some(Adapter::<T>::release),
-        bind: Some(bindings::sock_no_bind),
-        connect: Some(bindings::sock_no_connect),
+        bind: Some(Adapter::<T>::bind),
+        connect: Some(Adapter::<T>::connect),
         socketpair: Some(Adapter::<T>::socketpair),
-        accept: Some(bindings::sock_no_accept),
+        accept: Some(if T::LISTENS {
+            Adapter::<T>::accept
+        } else {
+            bindings::sock_no_accept
+        }),
         getname: Some(Adapter::<T>::getname),
         poll: Some(Adapter::<T>::poll),
         ioctl: Some(bindings::sock_no_ioctl),
-        listen: Some(bindings::sock_no_listen),
+        listen: Some(if T::LISTENS {
+            Adapter::<T>::listen
+        } else {
+            bindings::sock_no_listen
+        }),
         shutdown: Some(Adapter::<T>::shutdown),
         sendmsg: Some(Adapter::<T>::sendmsg),
         recvmsg: Some(Adapter::<T>::recvmsg),

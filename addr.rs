@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Socket addresses: validation of the names user space passes (`unix_validate_addr()`,
+//! `unix_mkname_bsd()` of 6.12) and the bound address a socket keeps.
+//!
+//! Safe code only: the raw `sockaddr` is copied into a [`SunAddr`] by the thin layer
+//! ([`crate::sock`]) before anything here looks at it.
+
+use kernel::error::{code::EINVAL, Result};
+
+/// `offsetof(struct sockaddr_un, sun_path)`: the family field's size.
+pub(crate) const PATH_OFFSET: usize = 2;
+
+/// `sizeof(struct sockaddr_un)`.
+pub(crate) const SUN_LEN: usize = 110;
+
+/// `AF_UNIX`, accepted in `sun_family` besides the module's own number.
+pub(crate) const AF_UNIX: u16 = 1;
+
+/// `AF_UNSPEC`: disconnects a datagram socket.
+pub(crate) const AF_UNSPEC: u16 = 0;
+
+/// Length of an autobound name: the family, a NUL and five hex digits.
+pub(crate) const AUTOBIND_LEN: usize = PATH_OFFSET + 6;
+
+/// A `struct sockaddr_un` as passed in (at most [`SUN_LEN`] bytes of it), with the
+/// length the caller gave.
+pub(crate) struct SunAddr {
+    bytes: [u8; SUN_LEN],
+    len: usize,
+}
+
+/// What a name designates, after validation.
+pub(crate) enum Name<'a> {
+    /// A file system name, without its terminating NUL.
+    Path(&'a [u8]),
+    /// An abstract name: `sun_path[0] == 0`, all `len - 2` bytes count.
+    Abstract(&'a [u8]),
+}
+
+impl SunAddr {
+    /// Wraps the first `len` bytes of a caller's address (copied by the thin layer;
+    /// `bytes` past `len` are zero).
+    pub(crate) fn new(bytes: [u8; SUN_LEN], len: usize) -> SunAddr {
+        SunAddr { bytes, len }
+    }
+
+    /// The length the caller passed.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `sun_family` (zero when the caller passed fewer than two bytes).
+    pub(crate) fn family(&self) -> u16 {
+        u16::from_ne_bytes([self.bytes[0], self.bytes[1]])
+    }
+
+    /// Whether `sun_family` names this family: `AF_UNIX` or the module's number.
+    pub(crate) fn family_ok(&self) -> bool {
+        let f = self.family();
+        f == AF_UNIX || i32::from(f) == crate::family()
+    }
+
+    /// `unix_validate_addr()`: a length in (2, 110] and this family.
+    pub(crate) fn validate(&self) -> Result<Name<'_>> {
+        if self.len <= PATH_OFFSET || self.len > SUN_LEN || !self.family_ok() {
+            return Err(EINVAL);
+        }
+        let path = &self.bytes[PATH_OFFSET..self.len];
+        if path[0] == 0 {
+            return Ok(Name::Abstract(path));
+        }
+        // `unix_mkname_bsd()`: the name ends at the first NUL, or at `len`.
+        let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
+        Ok(Name::Path(&path[..end]))
+    }
+}
+
+/// The address a socket is bound to: a `struct sockaddr_un` of `len` bytes whose
+/// `sun_family` is the module's family number (as getsockname reports it).
+///
+/// One byte longer than `struct sockaddr_un`: a 108-byte path bound with the whole
+/// structure gets its NUL past the end, and a length of 111, as in AF_UNIX (the
+/// kernel's address buffers are `struct sockaddr_storage`).
+pub(crate) struct Address {
+    bytes: [u8; SUN_LEN + 1],
+    len: usize,
+}
+
+impl Address {
+    fn with_family() -> Address {
+        let mut bytes = [0u8; SUN_LEN + 1];
+        bytes[..PATH_OFFSET].copy_from_slice(&(crate::family() as u16).to_ne_bytes());
+        Address {
+            bytes,
+            len: PATH_OFFSET,
+        }
+    }
+
+    /// The address of a validated name: all bytes of an abstract name; a pathname with
+    /// its terminating NUL (`strlen + 3` bytes in all, as `unix_mkname_bsd()`).
+    pub(crate) fn of(name: &Name<'_>) -> Address {
+        let mut a = Address::with_family();
+        let (src, extra) = match name {
+            Name::Abstract(n) => (*n, 0),
+            Name::Path(p) => (*p, 1),
+        };
+        // `src` is at most `SUN_LEN - PATH_OFFSET` bytes (`validate`), so the name and
+        // a NUL fit.
+        let n = src.len().min(SUN_LEN - PATH_OFFSET);
+        a.bytes[PATH_OFFSET..PATH_OFFSET + n].copy_from_slice(&src[..n]);
+        a.len = PATH_OFFSET + n + extra;
+        a
+    }
+
+    /// An autobind address, `"\0%05x"` of `num` (its low 20 bits).
+    pub(crate) fn autobind(num: u32) -> Address {
+        let mut a = Address::with_family();
+        a.len = AUTOBIND_LEN;
+        a.set_autobind_num(num);
+        a
+    }
+
+    /// Rewrites the five hex digits of an autobind address.
+    pub(crate) fn set_autobind_num(&mut self, num: u32) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for (i, d) in self.bytes[PATH_OFFSET + 1..AUTOBIND_LEN]
+            .iter_mut()
+            .enumerate()
+        {
+            *d = HEX[((num >> (4 * (4 - i))) & 0xf) as usize];
+        }
+    }
+
+    /// The whole `sockaddr_un`, `len` bytes.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// `sun_path` and on: the name as the tables compare it.
+    pub(crate) fn name(&self) -> &[u8] {
+        &self.bytes[PATH_OFFSET..self.len]
+    }
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The name tables: the split per-netns table and the global pathname table.
+//!
+//! As AF_UNIX since "af_unix: Optimise hash table layout" (2022), each network
+//! namespace has `2 * HASH_SIZE` buckets: `[0, HASH_SIZE)` hold unbound and pathname
+//! sockets, `[HASH_SIZE, 2 * HASH_SIZE)` abstract ones, so an abstract lookup never
+//! walks a pathname socket. The socket type is mixed into the abstract hash: a STREAM
+//! and a DGRAM socket may bind the same name. Each bucket has its own spinlock; a
+//! rehash (bind) takes the old and the new bucket in ascending order.
+//!
+//! Pathname sockets are also in one global table keyed by inode ("af_unix: Put
+//! pathname sockets in the global hash table"), so that a socket file reaches its
+//! socket from every netns that can resolve it.
+//!
+//! The tables are C data (`struct afunix_table`, lists of `struct sock`); this file is
+//! the thin layer over them. Nothing here allocates: callers allocate before locking.
+
+use crate::addr::Address;
+use crate::bindings;
+use crate::sock::Sock;
+use core::marker::PhantomData;
+use kernel::sync::Arc;
+use kernel::types::ARef;
+
+/// Buckets in each half of a netns table, and in the global pathname table.
+pub(crate) const HASH_SIZE: u32 = bindings::AFUNIX_HASH_SIZE;
+const HASH_MOD: u32 = HASH_SIZE - 1;
+
+/// A bucket of a netns table.
+///
+/// # Invariants
+///
+/// `self.0 < 2 * HASH_SIZE`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Bucket(u32);
+
+impl Bucket {
+    /// The bucket of an unbound socket: from its address and type (`unix_unbound_hash`).
+    pub(crate) fn unbound(sk: &Sock) -> Bucket {
+        let mut h = sk.as_ptr() as usize;
+        h ^= h >> 16;
+        h ^= h >> 8;
+        h ^= usize::from(sk.sk_type());
+        // INVARIANT: Masked below `HASH_SIZE`.
+        Bucket(h as u32 & HASH_MOD)
+    }
+
+    /// The bucket of a pathname socket: from its inode number (`unix_bsd_hash`).
+    pub(crate) fn bsd(ino: u64) -> Bucket {
+        // INVARIANT: Masked below `HASH_SIZE`.
+        Bucket(ino as u32 & HASH_MOD)
+    }
+
+    /// The bucket of an abstract name (`sun_path` bytes) for a socket type, in the
+    /// upper half.
+    pub(crate) fn abstract_name(name: &[u8], ty: u16) -> Bucket {
+        // FNV-1a, folded as AF_UNIX folds its checksum, then the type.
+        let mut h: u32 = 0x811c_9dc5;
+        for &b in name {
+            h ^= u32::from(b);
+            h = h.wrapping_mul(0x0100_0193);
+        }
+        h ^= h >> 16;
+        h ^= h >> 8;
+        h ^= u32::from(ty);
+        // INVARIANT: `HASH_SIZE + (h & HASH_MOD) < 2 * HASH_SIZE`.
+        Bucket(HASH_SIZE + (h & HASH_MOD))
+    }
+
+    /// The bucket a socket is in (`sk_hash`), read under that bucket's lock or the
+    /// socket's bind lock.
+    pub(crate) fn of(sk: &Sock) -> Bucket {
+        // INVARIANT: Only `Bucket` values are stored (`Locked::rehash`, `insert`).
+        Bucket(sk.hash() % (2 * HASH_SIZE))
+    }
+
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The name table of a socket's network namespace.
+///
+/// The table lives as long as the namespace, which each of its sockets pins.
+pub(crate) struct Table<'a> {
+    t: *mut bindings::afunix_table,
+    _sk: PhantomData<&'a Sock>,
+}
+
+impl Sock {
+    /// The name table of this socket's network namespace.
+    pub(crate) fn table(&self) -> Table<'_> {
+        // SAFETY: A live socket's netns is alive (the socket holds a reference), and
+        // the module's pernet init gave every netns a table while the module is loaded.
+        let t = unsafe { bindings::afunix_net_table(bindings::afunix_sock_net(self.as_ptr())) };
+        Table {
+            t,
+            _sk: PhantomData,
+        }
+    }
+}
+
+impl Table<'_> {
+    /// Locks one bucket.
+    pub(crate) fn lock(&self, b: Bucket) -> Locked<'_> {
+        self.lock2(b, b)
+    }
+
+    /// Locks two buckets, in ascending order (one if they are the same).
+    pub(crate) fn lock2(&self, a: Bucket, b: Bucket) -> Locked<'_> {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        // SAFETY: `self.t` is a live table (see `Table`); indices are in range
+        // (`Bucket` invariant). The second lock is of the same class, taken in a fixed
+        // order, hence nested.
+        unsafe {
+            bindings::afunix_table_lock(self.t, lo.0, false);
+            if hi != lo {
+                bindings::afunix_table_lock(self.t, hi.0, true);
+            }
+        }
+        // INVARIANT: Both locks were just taken.
+        Locked {
+            t: self.t,
+            lo,
+            hi,
+            _t: PhantomData,
+        }
+    }
+}
+
+/// One or two buckets of a netns table, locked.
+///
+/// # Invariants
+///
+/// The locks of buckets `lo` and `hi` of the live table `t` are held.
+pub(crate) struct Locked<'a> {
+    t: *mut bindings::afunix_table,
+    lo: Bucket,
+    hi: Bucket,
+    _t: PhantomData<&'a ()>,
+}
+
+impl Locked<'_> {
+    fn holds(&self, b: Bucket) -> bool {
+        b == self.lo || b == self.hi
+    }
+
+    /// The socket bound to the abstract `name` in bucket `b` (which must be locked).
+    pub(crate) fn find_name(&self, b: Bucket, name: &[u8]) -> Option<&Sock> {
+        if !self.holds(b) {
+            return None;
+        }
+        rust_afunix_find_socket_byname(self, b, name)
+    }
+
+    /// Links an unbound socket into bucket `b` (which must be locked).
+    pub(crate) fn insert(&mut self, sk: &Sock, b: Bucket) {
+        if !self.holds(b) {
+            return;
+        }
+        sk.set_hash(b.0);
+        // SAFETY: The bucket is locked; `sk` is live and not in a table (new). The
+        // table takes a reference.
+        unsafe { bindings::afunix_table_add(self.t, b.0, sk.as_ptr()) };
+    }
+
+    /// Unlinks `sk` from its bucket (which must be locked).
+    pub(crate) fn remove(&mut self, sk: &Sock) {
+        if !self.holds(Bucket::of(sk)) {
+            return;
+        }
+        // SAFETY: `sk`'s bucket is locked; unlinking an unlinked socket does nothing.
+        // The table's reference is dropped; the caller holds another.
+        unsafe { bindings::afunix_table_del(sk.as_ptr()) };
+    }
+
+    /// Binds `sk`: publishes `addr` and moves the socket to bucket `new`. Both its old
+    /// bucket and `new` must be locked, and the caller holds `sk`'s bind lock, under
+    /// which it saw `sk` unbound.
+    pub(crate) fn rehash(&mut self, sk: &Sock, addr: Arc<Address>, new: Bucket) {
+        if !self.holds(Bucket::of(sk)) || !self.holds(new) {
+            return;
+        }
+        // SAFETY: The old bucket is locked; the table's reference goes and comes back.
+        unsafe { bindings::afunix_table_del(sk.as_ptr()) };
+        sk.publish_addr(addr);
+        self.insert(sk, new);
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        // SAFETY: The locks are held (type invariant).
+        unsafe {
+            if self.hi != self.lo {
+                bindings::afunix_table_unlock(self.t, self.hi.0);
+            }
+            bindings::afunix_table_unlock(self.t, self.lo.0);
+        }
+    }
+}
+
+/// The first socket linked through `node` at `offset` in `struct sock`, or `None`.
+///
+/// # Safety
+///
+/// `node` is NULL or the `sk_node`/`sk_bind_node` (at `offset`) of a live socket of
+/// this family that stays alive for `'a` (its bucket's lock is held).
+unsafe fn sock_of<'a>(node: *mut bindings::hlist_node, offset: u32) -> Option<&'a Sock> {
+    if node.is_null() {
+        return None;
+    }
+    // SAFETY: `node` is inside a `struct sock` at `offset` (safety requirements).
+    Some(unsafe { Sock::from_raw(node.byte_sub(offset as usize).cast()) })
+}
+
+/// Walks bucket `b` for the abstract `name`: AF_UNIX's `__unix_find_socket_byname`.
+///
+/// A function of its own, never inlined, under a fixed symbol name, for kprobes
+/// (`bpftrace`, `funclatency`). The caller holds the bucket's lock.
+#[no_mangle]
+#[inline(never)]
+fn rust_afunix_find_socket_byname<'a>(
+    g: &'a Locked<'_>,
+    b: Bucket,
+    name: &[u8],
+) -> Option<&'a Sock> {
+    // SAFETY: `b` is a valid index (invariant) of the live, locked table.
+    let mut node = unsafe { (*g.t).buckets[b.index()].first };
+    // SAFETY: Linked sockets are live while the bucket is locked (the table holds a
+    // reference to each); `node` is the `sk_node` of each.
+    while let Some(s) = unsafe { sock_of(node, bindings::AFUNIX_SK_NODE_OFFSET) } {
+        if s.addr_ref().is_some_and(|a| a.name() == name) {
+            return Some(s);
+        }
+        // SAFETY: `node` is a linked, live list node (above).
+        node = unsafe { (*node).next };
+    }
+    None
+}
+
+/// The global pathname table's bucket lock.
+///
+/// # Invariants
+///
+/// The lock of global bucket `self.0` (< `HASH_SIZE`) is held.
+struct BsdLocked(u32);
+
+impl BsdLocked {
+    fn new(ino: u64) -> BsdLocked {
+        let h = ino as u32 & HASH_MOD;
+        // SAFETY: `h < HASH_SIZE`.
+        unsafe { bindings::afunix_bsd_lock(h) };
+        // INVARIANT: Just locked.
+        BsdLocked(h)
+    }
+}
+
+impl Drop for BsdLocked {
+    fn drop(&mut self) {
+        // SAFETY: Held (type invariant).
+        unsafe { bindings::afunix_bsd_unlock(self.0) };
+    }
+}
+
+/// Links a newly bound pathname socket into the global table (`unix_insert_bsd_socket`).
+pub(crate) fn bsd_insert(sk: &Sock, ino: u64) {
+    let g = BsdLocked::new(ino);
+    // SAFETY: The bucket is locked; `sk` is live and in no bsd bucket yet (bound once).
+    unsafe { bindings::afunix_bsd_add(g.0, sk.as_ptr()) };
+}
+
+/// Unlinks a pathname socket from the global table, if linked.
+pub(crate) fn bsd_remove(sk: &Sock) {
+    let Some(ino) = sk.inode_number() else {
+        return;
+    };
+    let _g = BsdLocked::new(ino);
+    // SAFETY: `sk` is in this bucket (keyed by its inode), if anywhere, and it is locked.
+    unsafe { bindings::afunix_bsd_del(sk.as_ptr()) };
+}
+
+/// The socket bound to the inode `inode` (number `ino`), with a reference:
+/// AF_UNIX's `unix_find_socket_byinode`. A kprobe target, as the abstract lookup.
+#[no_mangle]
+#[inline(never)]
+fn rust_afunix_find_socket_byinode(inode: *mut bindings::inode, ino: u64) -> Option<ARef<Sock>> {
+    let g = BsdLocked::new(ino);
+    // SAFETY: `g.0` is a valid bucket, locked.
+    let mut node = unsafe { bindings::afunix_bsd_first(g.0) };
+    // SAFETY: Linked sockets are live while the bucket is locked (release unlinks
+    // them first); `node` is the `sk_bind_node` of each.
+    while let Some(s) = unsafe { sock_of(node, bindings::AFUNIX_SK_BIND_NODE_OFFSET) } {
+        if core::ptr::eq(s.inode_ptr(), inode) {
+            return Some(ARef::from(s));
+        }
+        // SAFETY: `node` is a linked, live list node (above).
+        node = unsafe { (*node).next };
+    }
+    None
+}
+
+/// Looks a socket up by the inode of its socket file.
+pub(crate) fn find_by_inode(inode: *mut bindings::inode, ino: u64) -> Option<ARef<Sock>> {
+    rust_afunix_find_socket_byinode(inode, ino)
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Binding and finding sockets by name: `bind()`, the lookups of connect/sendto
+//! (`unix_find_other()`), and the names `getsockname()`/`getpeername()` report.
+//!
+//! Safe code only: tables in [`crate::hash`], the VFS in [`crate::vfs`].
+
+use crate::addr::{Address, Name, SunAddr, AF_UNIX, PATH_OFFSET};
+use crate::autobind::autobind;
+use crate::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
+use crate::hash::{self, Bucket};
+use crate::sock::Sock;
+use crate::vfs::{NewSocketInode, SocketFile};
+use kernel::error::{code::*, Result};
+use kernel::prelude::*;
+use kernel::sync::Arc;
+use kernel::types::ARef;
+
+/// `bind()`: autobind for a bare family, else a pathname or abstract name.
+pub(crate) fn bind(sk: &Sock, sun: &SunAddr) -> Result {
+    if sun.len() == PATH_OFFSET
+        && (sun.family() == AF_UNIX || i32::from(sun.family()) == crate::family())
+    {
+        return autobind(sk);
+    }
+    let name = sun.validate()?;
+    let addr = Address::of(&name);
+    match name {
+        Name::Path(_) => bind_bsd(sk, addr),
+        Name::Abstract(_) => bind_abstract(sk, addr),
+    }
+}
+
+/// Binds an abstract name: `EADDRINUSE` if a socket of the same type has it.
+fn bind_abstract(sk: &Sock, addr: Address) -> Result {
+    // Allocated before any lock.
+    let addr = Arc::new(addr, GFP_KERNEL)?;
+    let _b = sk.bind_lock()?;
+    if sk.has_addr() {
+        return Err(EINVAL);
+    }
+    let table = sk.table();
+    let new = Bucket::abstract_name(addr.name(), sk.sk_type());
+    let mut g = table.lock2(Bucket::of(sk), new);
+    if g.find_name(new, addr.name()).is_some() {
+        return Err(EADDRINUSE.into());
+    }
+    g.rehash(sk, addr, new);
+    Ok(())
+}
+
+/// Binds a pathname: creates the socket inode, then publishes the socket in its netns
+/// table and the global one. The inode is removed again if the bind fails after.
+fn bind_bsd(sk: &Sock, addr: Address) -> Result {
+    let addr = Arc::new(addr, GFP_KERNEL)?;
+    let mut inode = NewSocketInode::create(sk, &addr).map_err(|e| {
+        if e == EEXIST {
+            EADDRINUSE.into()
+        } else {
+            e
+        }
+    })?;
+    let b = match sk.bind_lock() {
+        Ok(b) => b,
+        Err(e) => {
+            inode.unlink();
+            return Err(e);
+        }
+    };
+    if sk.has_addr() {
+        drop(b);
+        inode.unlink();
+        return Err(EINVAL);
+    }
+    let ino = inode.ino();
+    let new = Bucket::bsd(ino);
+    {
+        let table = sk.table();
+        let mut g = table.lock2(Bucket::of(sk), new);
+        inode.record_in(sk);
+        g.rehash(sk, addr, new);
+    }
+    hash::bsd_insert(sk, ino);
+    drop(b);
+    Ok(())
+}
+
+/// Finds the socket a connect or send names, with a reference (`unix_find_other()`):
+/// a pathname through the VFS and the global table (`EPROTOTYPE` for another socket
+/// type), an abstract name in `sk`'s netns (`ECONNREFUSED` if nobody has it).
+pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
+    let name = sun.validate()?;
+    let addr = Address::of(&name);
+    let ty = sk.sk_type();
+    match name {
+        Name::Path(_) => {
+            let mut file = SocketFile::lookup(&addr)?;
+            let other =
+                hash::find_by_inode(file.inode(), file.ino()).ok_or(Error::from(ECONNREFUSED))?;
+            if other.sk_type() != ty {
+                return Err(EPROTOTYPE.into());
+            }
+            file.touch_atime();
+            Ok(other)
+        }
+        Name::Abstract(n) => {
+            let table = sk.table();
+            let b = Bucket::abstract_name(n, ty);
+            let g = table.lock(b);
+            g.find_name(b, n).map(ARef::from).ok_or(ECONNREFUSED.into())
+        }
+    }
+}
+
+/// Autobinds `sk` before a connect or send if it passes credentials and has no name.
+pub(crate) fn maybe_autobind(sk: &Sock) -> Result {
+    if sk.passcred() && !sk.has_addr() {
+        autobind(sk)?;
+    }
+    Ok(())
+}
+
+/// Puts `sk` into its netns table's unbound half (at creation).
+pub(crate) fn insert_unbound(sk: &Sock) {
+    let table = sk.table();
+    let b = Bucket::unbound(sk);
+    let mut g = table.lock(b);
+    g.insert(sk, b);
+}
+
+/// Takes `sk` out of every table (at release).
+pub(crate) fn remove(sk: &Sock) {
+    {
+        let table = sk.table();
+        let mut g = table.lock(Bucket::of(sk));
+        g.remove(sk);
+    }
+    hash::bsd_remove(sk);
+}
