@@ -11,13 +11,14 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests demo check lint fmt clean help
+.PHONY: all setup kernel kernels module selftests demo check bench lint fmt clean help
 
 all: module selftests
 
 help:
 	@echo "make demo       boot the test kernel, load the module, show an exchange"
 	@echo "make check      run the whole test suite in the VM (both families)"
+	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
 	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
 	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
 	@echo "make lint       rustfmt --check and checkpatch"
@@ -50,6 +51,18 @@ demo: setup module selftests
 check: setup module selftests
 	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh
 
+# Benchmarks on the perf kernel, both families in one guest boot; results in
+# bench/results/<time>-<commit>/ (results.md, results.json, raw files).
+bench: setup selftests bench/lookup
+	@$(MAKE) -s module KVARIANT=perf
+	@$(SCRIPTS)/vm-run --kernel perf --memory 4G --timeout 5400 -- bench/run-guest
+	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty); \
+	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && bench/report $$run && \
+	echo "bench: results in $$run"
+
+bench/lookup: bench/lookup.c
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+
 lint: setup
 	@ksrc=$(CACHE)/linux-source-6.12; \
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs && \
@@ -63,5 +76,5 @@ fmt:
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
 		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
-	@rm -f .kdir
+	@rm -f .kdir bench/lookup
 	@$(MAKE) -s -C selftests clean

@@ -14,7 +14,9 @@
 #include <linux/fs.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/proc_fs.h>
 #include <linux/random.h>
+#include <linux/seq_file.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/poll.h>
@@ -63,8 +65,12 @@ enum {
  * @addr: the bound address (a Rust `Arc<Address>`), or NULL; set once, with release
  *	semantics, under @bindlock and the table locks; freed by the destructor.
  * @path: the socket inode's path, for a pathname socket (and its accepted sockets).
- * @inode: the socket inode of a pathname socket, the key of the global table.
+ * @peer_wake: queued on the peer_wait of a datagram peer whose queue is full, to relay
+ *	its wakeup to this socket's pollers (AF_UNIX's peer_wake); .private is that peer.
+ * @inode: the socket inode of a pathname socket, compared by the global table.
+ * @ino: its number, the key of the global table.
  * @hash: the socket's bucket in its netns table (under the bucket lock).
+ * @name_hash: the full hash of an abstract name, compared before the name itself.
  */
 struct afunix_sock {
 	struct sock sk;
@@ -74,9 +80,12 @@ struct afunix_sock {
 	struct mutex bindlock;
 	struct socket_wq peer_wq;
 	void *addr;
+	struct wait_queue_entry peer_wake;
 	struct path path;
 	struct inode *inode;
+	unsigned long ino;
 	unsigned int hash;
+	unsigned int name_hash;
 };
 
 /**
@@ -135,7 +144,7 @@ unsigned long afunix_skb_max_alloc(void);
 unsigned long afunix_skb_max_head0(void);
 unsigned long afunix_stream_frags_size(void);
 
-int afunix_pernet_register(void);
+int afunix_pernet_register(const struct seq_operations *proc_ops);
 void afunix_pernet_unregister(void);
 struct afunix_table *afunix_net_table(struct net *net);
 struct net *afunix_sock_net(struct sock *sk);
@@ -170,5 +179,11 @@ void afunix_inherit_flags(struct socket *old, struct socket *new);
 void afunix_wake_up_interruptible(struct wait_queue_head *wq);
 long afunix_wait_for_peer(struct sock *other, long timeo);
 void afunix_error_report(struct sock *sk);
+bool afunix_peer_wake_connect(struct sock *sk, struct sock *other);
+void afunix_peer_wake_disconnect(struct sock *sk, struct sock *other);
+void afunix_wake_up_writers(struct sock *sk);
+struct net *afunix_seq_net(struct seq_file *seq);
+void afunix_seq_header(struct seq_file *seq);
+void afunix_seq_show_sock(struct seq_file *seq, struct sock *s, const char *path, int len);
 
 #endif /* AFUNIX_BINDINGS_H */

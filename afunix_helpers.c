@@ -19,6 +19,26 @@ int afunix_family = 12;
 module_param_named(family, afunix_family, int, 0444);
 MODULE_PARM_DESC(family, "Address family number to register (default 12, ex-AF_DECnet; 1..45, free)");
 
+/*
+ * The wake function of peer_wake (AF_UNIX's unix_dgram_peer_wake_relay()): a datagram
+ * peer's queue got room; the relay unhooks itself and wakes this socket's pollers.
+ * Called under the peer's peer_wait lock.
+ */
+static int afunix_peer_wake_relay(wait_queue_entry_t *q, unsigned int mode, int flags, void *key)
+{
+	struct afunix_sock *u = container_of(q, struct afunix_sock, peer_wake);
+	struct afunix_sock *other = container_of((struct sock *)q->private, struct afunix_sock, sk);
+	wait_queue_head_t *u_sleep;
+
+	__remove_wait_queue(&other->peer_wq.wait, q);
+	q->private = NULL;
+	/* Relaying can only happen while the wait queue still exists. */
+	u_sleep = sk_sleep(&u->sk);
+	if (u_sleep)
+		wake_up_interruptible_poll(u_sleep, key_to_poll(key));
+	return 0;
+}
+
 void afunix_sock_init(struct sock *sk)
 {
 	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
@@ -28,6 +48,7 @@ void afunix_sock_init(struct sock *sk)
 	mutex_init(&u->iolock);
 	mutex_init(&u->bindlock);
 	init_waitqueue_head(&u->peer_wq.wait);
+	init_waitqueue_func_entry(&u->peer_wake, afunix_peer_wake_relay);
 }
 
 /* An embryo has no struct socket yet: its wait queue is its own peer_wq (as AF_UNIX). */
@@ -254,6 +275,7 @@ unsigned long afunix_stream_frags_size(void)
 
 /* Per network namespace: the name table, in storage of the module's own. */
 static unsigned int afunix_net_id;
+static const struct seq_operations *afunix_proc_ops;
 
 struct afunix_net {
 	struct afunix_table *table;
@@ -271,6 +293,11 @@ static int __net_init afunix_net_init(struct net *net)
 		spin_lock_init(&an->table->locks[i]);
 		INIT_HLIST_HEAD(&an->table->buckets[i]);
 	}
+	if (!proc_create_net(KBUILD_MODNAME, 0444, net->proc_net, afunix_proc_ops,
+			     sizeof(struct seq_net_private))) {
+		kvfree(an->table);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -278,6 +305,7 @@ static void __net_exit afunix_net_exit(struct net *net)
 {
 	struct afunix_net *an = net_generic(net, afunix_net_id);
 
+	remove_proc_entry(KBUILD_MODNAME, net->proc_net);
 	kvfree(an->table);
 }
 
@@ -288,8 +316,10 @@ static struct pernet_operations afunix_net_ops = {
 	.size = sizeof(struct afunix_net),
 };
 
-int afunix_pernet_register(void)
+/* @proc_ops: the seq_file operations of /proc/net/rust_afunix (from the Rust side). */
+int afunix_pernet_register(const struct seq_operations *proc_ops)
 {
+	afunix_proc_ops = proc_ops;
 	return register_pernet_subsys(&afunix_net_ops);
 }
 
@@ -435,6 +465,7 @@ void afunix_set_path(struct sock *sk, struct path *parent, struct dentry *dentry
 	u->path.mnt = mntget(parent->mnt);
 	u->path.dentry = dget(dentry);
 	u->inode = d_backing_inode(dentry);
+	u->ino = u->inode->i_ino;
 }
 
 /* An accepted socket shares its listener's path (before it is published). */
@@ -577,4 +608,82 @@ long afunix_wait_for_peer(struct sock *other, long timeo)
 void afunix_error_report(struct sock *sk)
 {
 	sk_error_report(sk);
+}
+
+struct net *afunix_seq_net(struct seq_file *seq)
+{
+	return seq_file_net(seq);
+}
+
+void afunix_seq_header(struct seq_file *seq)
+{
+	seq_puts(seq, "Num       RefCount Protocol Flags    Type St Inode Path\n");
+}
+
+/*
+ * One line of /proc/net/rust_afunix, in the format of /proc/net/unix. @path is the
+ * bound name (sun_path, @len bytes, a pathname without its NUL), or NULL. Called under
+ * the socket's bucket lock.
+ */
+void afunix_seq_show_sock(struct seq_file *seq, struct sock *s, const char *path, int len)
+{
+	struct afunix_sock *u = container_of(s, struct afunix_sock, sk);
+	int i = 0;
+
+	spin_lock(&u->lock);
+	seq_printf(seq, "%pK: %08X %08X %08X %04X %02X %5lu", s,
+		   refcount_read(&s->sk_refcnt), 0,
+		   s->sk_state == TCP_LISTEN ? __SO_ACCEPTCON : 0, s->sk_type,
+		   s->sk_socket ?
+		   (s->sk_state == TCP_ESTABLISHED ? SS_CONNECTED : SS_UNCONNECTED) :
+		   (s->sk_state == TCP_ESTABLISHED ? SS_CONNECTING : SS_DISCONNECTING),
+		   sock_i_ino(s));
+	if (path) {
+		seq_putc(seq, ' ');
+		if (!path[0]) {
+			seq_putc(seq, '@');
+			i++;
+		}
+		for (; i < len; i++)
+			seq_putc(seq, path[i] ?: '@');
+	}
+	spin_unlock(&u->lock);
+	seq_putc(seq, '\n');
+}
+
+/* Hooks @sk's relay on @other's peer_wait, unless hooked already; true if it hooked. */
+bool afunix_peer_wake_connect(struct sock *sk, struct sock *other)
+{
+	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
+	struct afunix_sock *o = container_of(other, struct afunix_sock, sk);
+	bool hooked = false;
+
+	spin_lock(&o->peer_wq.wait.lock);
+	if (!u->peer_wake.private) {
+		u->peer_wake.private = other;
+		__add_wait_queue(&o->peer_wq.wait, &u->peer_wake);
+		hooked = true;
+	}
+	spin_unlock(&o->peer_wq.wait.lock);
+	return hooked;
+}
+
+/* Unhooks @sk's relay from @other's peer_wait, if it is there. */
+void afunix_peer_wake_disconnect(struct sock *sk, struct sock *other)
+{
+	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
+	struct afunix_sock *o = container_of(other, struct afunix_sock, sk);
+
+	spin_lock(&o->peer_wq.wait.lock);
+	if (u->peer_wake.private == other) {
+		__remove_wait_queue(&o->peer_wq.wait, &u->peer_wake);
+		u->peer_wake.private = NULL;
+	}
+	spin_unlock(&o->peer_wq.wait.lock);
+}
+
+/* Wakes @sk's pollers that wait to write. */
+void afunix_wake_up_writers(struct sock *sk)
+{
+	wake_up_interruptible_poll(sk_sleep(sk), EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
 }

@@ -10,7 +10,7 @@
 //! space slows the caller but never stalls the CPU.
 
 use crate::addr::Address;
-use crate::hash::Bucket;
+use crate::hash::{Bucket, NameHash};
 use crate::sock::{cond_resched, random_u32, Sock};
 use kernel::error::{code::ENOSPC, Result};
 use kernel::prelude::*;
@@ -34,11 +34,11 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
     loop {
         num = num.wrapping_add(1) & NAME_MASK;
         addr.set_autobind_num(num);
-        let new = Bucket::abstract_name(addr.name(), sk.sk_type());
+        let h = NameHash::new(addr.name(), sk.sk_type());
+        let new = Bucket::abstract_name(h);
         let mut g = table.lock2(old, new);
-        if g.find_name(new, addr.name()).is_none() {
-            g.rehash(sk, addr.into(), new);
-            return Ok(());
+        if g.find_name(h, addr.name()).is_none() {
+            return g.rehash(sk, addr.into(), new, Some(h));
         }
         drop(g);
         // The lookup may take long when many names are in use.

@@ -20,6 +20,7 @@ use crate::addr::Address;
 use crate::bindings;
 use crate::sock::Sock;
 use core::marker::PhantomData;
+use kernel::error::{code::EINVAL, Result};
 use kernel::sync::Arc;
 use kernel::types::ARef;
 
@@ -52,20 +53,10 @@ impl Bucket {
         Bucket(ino as u32 & HASH_MOD)
     }
 
-    /// The bucket of an abstract name (`sun_path` bytes) for a socket type, in the
-    /// upper half.
-    pub(crate) fn abstract_name(name: &[u8], ty: u16) -> Bucket {
-        // FNV-1a, folded as AF_UNIX folds its checksum, then the type.
-        let mut h: u32 = 0x811c_9dc5;
-        for &b in name {
-            h ^= u32::from(b);
-            h = h.wrapping_mul(0x0100_0193);
-        }
-        h ^= h >> 16;
-        h ^= h >> 8;
-        h ^= u32::from(ty);
+    /// The bucket of an abstract name for a socket type, in the upper half.
+    pub(crate) fn abstract_name(h: NameHash) -> Bucket {
         // INVARIANT: `HASH_SIZE + (h & HASH_MOD) < 2 * HASH_SIZE`.
-        Bucket(HASH_SIZE + (h & HASH_MOD))
+        Bucket(HASH_SIZE + (h.0 & HASH_MOD))
     }
 
     /// The bucket a socket is in (`sk_hash`), read under that bucket's lock or the
@@ -77,6 +68,27 @@ impl Bucket {
 
     fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// The full hash of an abstract name (`sun_path` bytes) and a socket type.
+///
+/// Its low bits choose the bucket; all of it is kept in each bound socket and compared
+/// before the name, so a lookup reads the name of (almost) only the socket it finds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NameHash(u32);
+
+impl NameHash {
+    /// FNV-1a over the name, folded as AF_UNIX folds its checksum, then the type.
+    pub(crate) fn new(name: &[u8], ty: u16) -> NameHash {
+        let mut h: u32 = 0x811c_9dc5;
+        for &b in name {
+            h ^= u32::from(b);
+            h = h.wrapping_mul(0x0100_0193);
+        }
+        h ^= h >> 16;
+        h ^= h >> 8;
+        NameHash(h ^ u32::from(ty))
     }
 }
 
@@ -146,46 +158,57 @@ impl Locked<'_> {
         b == self.lo || b == self.hi
     }
 
-    /// The socket bound to the abstract `name` in bucket `b` (which must be locked).
-    pub(crate) fn find_name(&self, b: Bucket, name: &[u8]) -> Option<&Sock> {
-        if !self.holds(b) {
+    /// The socket bound to the abstract `name` of hash `h` (its bucket must be locked).
+    pub(crate) fn find_name(&self, h: NameHash, name: &[u8]) -> Option<&Sock> {
+        if !self.holds(Bucket::abstract_name(h)) {
             return None;
         }
-        rust_afunix_find_socket_byname(self, b, name)
+        rust_afunix_find_socket_byname(self, h, name)
     }
 
     /// Links an unbound socket into bucket `b` (which must be locked).
-    pub(crate) fn insert(&mut self, sk: &Sock, b: Bucket) {
+    pub(crate) fn insert(&mut self, sk: &Sock, b: Bucket) -> Result {
         if !self.holds(b) {
-            return;
+            return Err(EINVAL);
         }
         sk.set_hash(b.0);
         // SAFETY: The bucket is locked; `sk` is live and not in a table (new). The
         // table takes a reference.
         unsafe { bindings::afunix_table_add(self.t, b.0, sk.as_ptr()) };
+        Ok(())
     }
 
     /// Unlinks `sk` from its bucket (which must be locked).
-    pub(crate) fn remove(&mut self, sk: &Sock) {
+    pub(crate) fn remove(&mut self, sk: &Sock) -> Result {
         if !self.holds(Bucket::of(sk)) {
-            return;
+            return Err(EINVAL);
         }
         // SAFETY: `sk`'s bucket is locked; unlinking an unlinked socket does nothing.
         // The table's reference is dropped; the caller holds another.
         unsafe { bindings::afunix_table_del(sk.as_ptr()) };
+        Ok(())
     }
 
-    /// Binds `sk`: publishes `addr` and moves the socket to bucket `new`. Both its old
-    /// bucket and `new` must be locked, and the caller holds `sk`'s bind lock, under
-    /// which it saw `sk` unbound.
-    pub(crate) fn rehash(&mut self, sk: &Sock, addr: Arc<Address>, new: Bucket) {
+    /// Binds `sk`: publishes `addr` and moves the socket to bucket `new` (with the
+    /// name hash `h` of an abstract name). Both its old bucket and `new` must be locked,
+    /// and the caller holds `sk`'s bind lock, under which it saw `sk` unbound.
+    pub(crate) fn rehash(
+        &mut self,
+        sk: &Sock,
+        addr: Arc<Address>,
+        new: Bucket,
+        h: Option<NameHash>,
+    ) -> Result {
         if !self.holds(Bucket::of(sk)) || !self.holds(new) {
-            return;
+            return Err(EINVAL);
         }
         // SAFETY: The old bucket is locked; the table's reference goes and comes back.
         unsafe { bindings::afunix_table_del(sk.as_ptr()) };
         sk.publish_addr(addr);
-        self.insert(sk, new);
+        if let Some(h) = h {
+            sk.set_name_hash(h.0);
+        }
+        self.insert(sk, new)
     }
 }
 
@@ -215,7 +238,8 @@ unsafe fn sock_of<'a>(node: *mut bindings::hlist_node, offset: u32) -> Option<&'
     Some(unsafe { Sock::from_raw(node.byte_sub(offset as usize).cast()) })
 }
 
-/// Walks bucket `b` for the abstract `name`: AF_UNIX's `__unix_find_socket_byname`.
+/// Walks the bucket of `h` for the abstract `name`: AF_UNIX's
+/// `__unix_find_socket_byname`, with the full hash compared first.
 ///
 /// A function of its own, never inlined, under a fixed symbol name, for kprobes
 /// (`bpftrace`, `funclatency`). The caller holds the bucket's lock.
@@ -223,15 +247,17 @@ unsafe fn sock_of<'a>(node: *mut bindings::hlist_node, offset: u32) -> Option<&'
 #[inline(never)]
 fn rust_afunix_find_socket_byname<'a>(
     g: &'a Locked<'_>,
-    b: Bucket,
+    h: NameHash,
     name: &[u8],
 ) -> Option<&'a Sock> {
+    let b = Bucket::abstract_name(h);
     // SAFETY: `b` is a valid index (invariant) of the live, locked table.
     let mut node = unsafe { (*g.t).buckets[b.index()].first };
     // SAFETY: Linked sockets are live while the bucket is locked (the table holds a
     // reference to each); `node` is the `sk_node` of each.
     while let Some(s) = unsafe { sock_of(node, bindings::AFUNIX_SK_NODE_OFFSET) } {
-        if s.addr_ref().is_some_and(|a| a.name() == name) {
+        // Every socket of the upper half is bound: its name hash is set.
+        if s.name_hash() == h.0 && s.addr_ref().is_some_and(|a| a.name() == name) {
             return Some(s);
         }
         // SAFETY: `node` is a linked, live list node (above).
@@ -304,4 +330,122 @@ fn rust_afunix_find_socket_byinode(inode: *mut bindings::inode, ino: u64) -> Opt
 /// Looks a socket up by the inode of its socket file.
 pub(crate) fn find_by_inode(inode: *mut bindings::inode, ino: u64) -> Option<ARef<Sock>> {
     rust_afunix_find_socket_byinode(inode, ino)
+}
+
+/// Iteration over a netns table for `/proc/net/rust_afunix`, as AF_UNIX's
+/// `unix_seq_*`: the seq_file position holds a bucket and a 1-based offset in it, and the
+/// bucket of the socket being shown stays locked from one callback to the next.
+pub(crate) mod seq {
+    use super::*;
+
+    const BUCKET_SPACE: u32 = 64 - (bindings::AFUNIX_HASH_BITS + 1) - 1;
+
+    fn bucket(pos: i64) -> u64 {
+        (pos as u64) >> BUCKET_SPACE
+    }
+
+    fn offset(pos: i64) -> u64 {
+        (pos as u64) & ((1 << BUCKET_SPACE) - 1)
+    }
+
+    fn position(bucket: u64, offset: u64) -> i64 {
+        ((bucket << BUCKET_SPACE) | offset) as i64
+    }
+
+    /// The `offset`-th socket of bucket `b` (locked), or NULL.
+    ///
+    /// # Safety
+    ///
+    /// `t` is a live table and bucket `b` (< `2 * HASH_SIZE`) is locked.
+    unsafe fn from_bucket(
+        t: *mut bindings::afunix_table,
+        b: u64,
+        offset: u64,
+    ) -> *mut bindings::sock {
+        // SAFETY: `b` is in range and the table is live (safety requirements).
+        let mut node = unsafe { (*t).buckets[b as usize].first };
+        let mut count = 0;
+        while !node.is_null() {
+            count += 1;
+            // SAFETY: `node` is the `sk_node` of a socket linked in the locked bucket.
+            let sk = unsafe { node.byte_sub(bindings::AFUNIX_SK_NODE_OFFSET as usize) };
+            if count == offset {
+                return sk.cast();
+            }
+            // SAFETY: As above.
+            node = unsafe { (*node).next };
+        }
+        core::ptr::null_mut()
+    }
+
+    /// The socket at `pos`, or the first after it; its bucket is left locked.
+    ///
+    /// # Safety
+    ///
+    /// `t` is a live table; no bucket of it is locked by the caller.
+    pub(crate) unsafe fn first(
+        t: *mut bindings::afunix_table,
+        pos: &mut i64,
+    ) -> *mut bindings::sock {
+        let mut b = bucket(*pos);
+        while b < u64::from(2 * HASH_SIZE) {
+            // SAFETY: `b` is in range; `t` is live.
+            unsafe { bindings::afunix_table_lock(t, b as u32, false) };
+            // SAFETY: Bucket `b` is locked.
+            let sk = unsafe { from_bucket(t, b, offset(*pos)) };
+            if !sk.is_null() {
+                return sk;
+            }
+            // SAFETY: Locked above.
+            unsafe { bindings::afunix_table_unlock(t, b as u32) };
+            b += 1;
+            *pos = position(b, 1);
+        }
+        core::ptr::null_mut()
+    }
+
+    /// The socket after `sk` (whose bucket is locked, and is unlocked when it is left).
+    ///
+    /// # Safety
+    ///
+    /// `sk` came from [`first`] or [`next`] with `pos`, and its bucket is still locked.
+    pub(crate) unsafe fn next(
+        t: *mut bindings::afunix_table,
+        sk: *mut bindings::sock,
+        pos: &mut i64,
+    ) -> *mut bindings::sock {
+        let b = bucket(*pos);
+        // SAFETY: `sk` is linked in the locked bucket `b`.
+        let node = unsafe {
+            (*sk.byte_add(bindings::AFUNIX_SK_NODE_OFFSET as usize)
+                .cast::<bindings::hlist_node>())
+            .next
+        };
+        if !node.is_null() {
+            // SAFETY: The next socket of the same locked bucket.
+            return unsafe {
+                node.byte_sub(bindings::AFUNIX_SK_NODE_OFFSET as usize)
+                    .cast()
+            };
+        }
+        // SAFETY: Bucket `b` was locked by `first`.
+        unsafe { bindings::afunix_table_unlock(t, b as u32) };
+        *pos = position(b + 1, 1);
+        // SAFETY: No bucket is locked now.
+        unsafe { first(t, pos) }
+    }
+
+    /// Ends an iteration: unlocks the bucket of `sk`, if any.
+    ///
+    /// # Safety
+    ///
+    /// `sk` is NULL or came from [`first`]/[`next`], its bucket still locked.
+    pub(crate) unsafe fn stop(t: *mut bindings::afunix_table, sk: *mut bindings::sock) {
+        if !sk.is_null() {
+            // SAFETY: `sk` is live (its bucket is locked) and of this family.
+            let b = Bucket::of(unsafe { Sock::from_raw(sk) });
+            // SAFETY: That bucket is locked (safety requirements).
+            unsafe { bindings::afunix_table_unlock(t, b.0) };
+        }
+    }
 }

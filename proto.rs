@@ -88,7 +88,6 @@ pub(crate) fn init_new(sk: &Sock) {
 pub(crate) fn destruct(sk: &Sock) {
     // Embryos are released before their listener's queue is dropped: none here.
     sk.purge_rcvq(|e| release_sock(&e, true));
-    sk.destruct_addr();
     unaccount_socket();
 }
 
@@ -124,6 +123,7 @@ fn release_sock(sk: &Sock, embryo: bool) {
             peer.state_change();
             peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
         }
+        wakeup::peer_wake_disconnect(sk, &peer);
         // `peer` drops here: it may now die.
     }
 
@@ -216,7 +216,7 @@ pub(crate) fn listen(sk: &Sock, backlog: i32) -> Result {
     if backlog > sk.max_ack_backlog() {
         wakeup::wake_all_peer_wait(sk);
     }
-    sk.set_max_ack_backlog(&g, backlog);
+    g.set_max_ack_backlog(backlog);
     g.set_state(state::LISTEN);
     // Credentials for connect to copy.
     sk.update_peercred();
@@ -292,13 +292,14 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
             };
         }
         // The way is open: set up the embryo, then `sk`.
-        embryo.setup(sk, &other);
+        let embryo = embryo.setup(sk, &other);
         sg.copy_peercred(&og);
         sock.set_connected();
         sg.set_state(state::ESTABLISHED);
         let old = sg.set_peer(Some(ARef::from(&*embryo)));
         drop(sg);
-        other.queue_embryo(&og, skb, embryo);
+        let mut og = og;
+        og.queue_embryo(skb, embryo);
         drop(og);
         other.data_ready();
         drop(old);
@@ -342,6 +343,7 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
             old
         };
         if let Some(old) = old {
+            wakeup::peer_wake_disconnect_wakeup(sk, &old);
             dgram_disconnected(sk, &old);
         }
         return Ok(());
@@ -366,9 +368,12 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         let old = gs.set_peer(Some(other.clone()));
         drop(go);
         drop(gs);
-        // If it was connected elsewhere, that link is broken.
-        if let Some(old) = old.filter(|o| !core::ptr::eq(&**o, &*other)) {
-            dgram_disconnected(sk, &old);
+        if let Some(old) = old {
+            wakeup::peer_wake_disconnect_wakeup(sk, &old);
+            // If it was connected elsewhere, that link is broken.
+            if !core::ptr::eq(&*old, &*other) {
+                dgram_disconnected(sk, &old);
+            }
         }
         return Ok(());
     }
@@ -458,6 +463,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
                 }
             };
             if let Some(old) = old {
+                wakeup::peer_wake_disconnect_wakeup(sk, &old);
                 dgram_disconnected(sk, &old);
                 return Err(ECONNREFUSED.into());
             }
@@ -470,7 +476,19 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         // A receiver not connected back to us takes at most its backlog.
         if !core::ptr::eq(&*o, sk) && !o.peer_is(sk) && o.rcvq_full() {
             if timeo == 0 {
-                return Err(EAGAIN);
+                drop(g);
+                // Not writable until the receiver makes room: hook the relay so that
+                // a poll for POLLOUT learns of it (`unix_dgram_peer_wake_me()`).
+                let (gs, go) = Sock::lock_pair(sk, &o);
+                let connected = gs.peer().is_some_and(|p| core::ptr::eq(p, &*o));
+                if !connected || wakeup::peer_wake_me(sk, &o) {
+                    return Err(EAGAIN);
+                }
+                // Room was made meanwhile: try again.
+                drop(go);
+                drop(gs);
+                other = Some(o);
+                continue;
             }
             timeo = g.wait_for_peer(timeo);
             if crate::sock::signal_pending() {
@@ -764,7 +782,9 @@ pub(crate) fn dgram_poll(sk: &Sock, requested: u32) -> u32 {
     if writable {
         let g = sk.lock();
         if let Some(other) = g.peer() {
-            if !other.peer_is(sk) && other.rcvq_len() > other.max_ack_backlog() {
+            // A receiver not connected back, with a full queue: not writable, and the
+            // relay will wake us when it makes room.
+            if !other.peer_is(sk) && other.rcvq_full() && wakeup::peer_wake_me(sk, other) {
                 writable = false;
             }
         }

@@ -16,6 +16,7 @@ mod bindings;
 mod error;
 mod hash;
 mod names;
+mod proc;
 mod proto;
 mod sock;
 mod socket;
@@ -158,6 +159,8 @@ unsafe extern "C" fn destruct(sk: *mut bindings::sock) {
     // zero; it is valid until this hook returns.
     let s = unsafe { sock::Sock::from_raw(sk) };
     proto::destruct(s);
+    // SAFETY: This is `sk_destruct` (see `Sock::destruct_addr`).
+    unsafe { s.destruct_addr() };
     // SAFETY: As above; undoes the `+1` of `Sock::alloc`.
     unsafe { bindings::afunix_prot_inuse_add(sk, -1) };
 }
@@ -178,7 +181,7 @@ impl kernel::Module for RustAfUnix {
             return Err(EINVAL);
         }
         // SAFETY: Called once, at load; undone in `drop` or below on failure.
-        to_result(unsafe { bindings::afunix_pernet_register() })?;
+        to_result(unsafe { bindings::afunix_pernet_register(&proc::SEQ_OPS) })?;
         let r = Self::register(fam);
         if r.is_err() {
             // SAFETY: Registered above; no socket of this family exists.

@@ -82,9 +82,12 @@ pub(crate) mod wake_async {
 ///
 /// # Invariants
 ///
-/// `self.0` is a `struct sock` allocated by [`Sock::alloc`] (so it is the first field of
-/// a `struct afunix_sock` initialised by `afunix_sock_init`), and its refcount is
-/// non-zero while a `&Sock` exists.
+/// `self.0` is a `struct sock` allocated by [`Sock::alloc`] or [`Sock::alloc_embryo`]
+/// (so it is the first field of a `struct afunix_sock` initialised by
+/// `afunix_sock_init`), and its refcount is non-zero while a `&Sock` exists, except in
+/// the two hooks the core calls on a socket whose last reference is gone while its
+/// memory stays: `sk_destruct` and `sk_write_space` (from the destructor of an skb
+/// charged to it). Those hooks take no new reference.
 #[repr(transparent)]
 pub(crate) struct Sock(Opaque<bindings::sock>);
 
@@ -167,8 +170,8 @@ impl Sock {
             (*sk).sk_destruct = Some(destruct);
             bindings::afunix_prot_inuse_add(sk, 1);
         }
-        // SAFETY: `sk` is now a socket of this family, owned by `socket` (which the
-        // caller's `'a` outlives no longer than the socket does).
+        // SAFETY: `sk` is now a socket of this family, held by `socket` for as long as
+        // the `create` call that borrows it for `'a` runs.
         Ok(unsafe { Sock::from_raw(sk) })
     }
 
@@ -223,6 +226,19 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.unix()).hash).write_volatile(h) };
     }
 
+    /// The full hash of an abstract name (under the bucket lock).
+    pub(crate) fn name_hash(&self) -> u32 {
+        // SAFETY: Written before the socket enters its abstract bucket, under that
+        // bucket's lock, which readers hold.
+        unsafe { ptr::addr_of!((*self.unix()).name_hash).read() }
+    }
+
+    /// Sets the name hash (under the bucket locks, before insertion).
+    pub(crate) fn set_name_hash(&self, h: u32) {
+        // SAFETY: Callers hold the bucket locks and the bind lock.
+        unsafe { ptr::addr_of_mut!((*self.unix()).name_hash).write(h) };
+    }
+
     fn addr_slot(&self) -> &AtomicPtr<Address> {
         // SAFETY: `addr` is a pointer-sized, aligned field of a live socket, accessed
         // only atomically (release store, acquire loads).
@@ -271,11 +287,17 @@ impl Sock {
     }
 
     /// Frees the address (in the destructor).
-    pub(crate) fn destruct_addr(&self) {
+    ///
+    /// # Safety
+    ///
+    /// Only from `sk_destruct`: the socket has left every table (each held a
+    /// reference) and no skb charged to it is left (the core runs the destructor
+    /// after the last one), so no `addr_ref`/`sender_addr` borrow can exist.
+    pub(crate) unsafe fn destruct_addr(&self) {
         let p = self.addr_slot().swap(ptr::null_mut(), Ordering::Acquire);
         if !p.is_null() {
-            // SAFETY: `p` came from `Arc::into_raw` in `publish_addr`; the socket is
-            // being destroyed, so no borrow of it (`addr_ref`) is left.
+            // SAFETY: `p` came from `Arc::into_raw` in `publish_addr`; no borrow of it
+            // is left (safety requirements).
             drop(unsafe { Arc::from_raw(p) });
         }
     }
@@ -286,12 +308,13 @@ impl Sock {
         unsafe { ptr::addr_of!((*self.unix()).inode).read() }
     }
 
-    /// The inode number of a pathname socket's inode.
+    /// The inode number of a pathname socket's inode (kept in the socket: the inode
+    /// itself is only pinned until release).
     pub(crate) fn inode_number(&self) -> Option<u64> {
-        let i = self.inode_ptr();
-        // SAFETY: A non-NULL inode is held through the socket's path until release,
-        // after the socket left the global table; `i_ino` does not change.
-        (!i.is_null()).then(|| unsafe { (*i).i_ino } as u64)
+        // SAFETY: `ino` is set with `inode`, before the socket enters the global table,
+        // and never changed.
+        let ino = unsafe { ptr::addr_of!((*self.unix()).ino).read() };
+        (!self.inode_ptr().is_null()).then_some(ino as u64)
     }
 
     /// Takes the bind lock (interruptible: `EINTR` on a signal).
@@ -332,25 +355,10 @@ impl Sock {
         unsafe { bindings::afunix_release_path(self.as_ptr()) };
     }
 
-    /// Sets `sk_max_ack_backlog` (listen, under the state lock).
-    pub(crate) fn set_max_ack_backlog(&self, _g: &StateGuard<'_>, n: u32) {
-        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
-        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_max_ack_backlog).write_volatile(n) };
-    }
-
     /// Wakes one task waiting on `peer_wait` (a connect waiting for backlog room).
     pub(crate) fn wake_peer_wait_one(&self) {
         // SAFETY: `peer_wait` of a live socket of this family.
         unsafe { bindings::afunix_wake_up_interruptible(self.peer_wait()) };
-    }
-
-    /// Queues a connection on a listener: the embryo's reference moves into the
-    /// queue, marked in the skb, until `accept` or the listener's release takes it.
-    pub(crate) fn queue_embryo(&self, _g: &StateGuard<'_>, skb: Skb, embryo: Embryo) {
-        // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`).
-        unsafe { (*skb.view().cb()).embryo = 1 };
-        core::mem::forget(embryo.0);
-        self.queue_tail(skb);
     }
 
     /// `accept`: the next embryo from this listener's queue, waiting unless
@@ -657,10 +665,21 @@ impl core::ops::Deref for Embryo {
     }
 }
 
+/// An embryo connected to its client by [`Embryo::setup`], ready for its listener's
+/// queue ([`StateGuard::queue_embryo`]).
+pub(crate) struct ConnectedEmbryo(ARef<Sock>);
+
+impl core::ops::Deref for ConnectedEmbryo {
+    type Target = Sock;
+    fn deref(&self) -> &Sock {
+        &self.0
+    }
+}
+
 impl Embryo {
     /// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does:
     /// peer, state, credentials of the caller, and the listener's address and path.
-    pub(crate) fn setup(&self, client: &Sock, listener: &Sock) {
+    pub(crate) fn setup(self, client: &Sock, listener: &Sock) -> ConnectedEmbryo {
         let sk = self.0.as_ptr();
         let peer = ARef::into_raw(ARef::from(client));
         // SAFETY: Nobody else sees the embryo (type invariant); `client` and
@@ -675,6 +694,7 @@ impl Embryo {
         if let Some(a) = listener.addr() {
             self.0.publish_addr(a);
         }
+        ConnectedEmbryo(self.0)
     }
 
     /// Gives the embryo's reference back, for its release (a failed connect).
@@ -698,7 +718,10 @@ impl StateGuard<'_> {
     pub(crate) fn peer(&self) -> Option<&Sock> {
         // SAFETY: `peer` is guarded by the state lock (held, type invariant); a non-NULL
         // peer holds a reference, so it lives at least as long as this guard.
-        unsafe { NonNull::new((*self.sk.unix()).peer).map(|p| Sock::from_raw(p.as_ptr())) }
+        unsafe {
+            let p = ptr::addr_of!((*self.sk.unix()).peer).read_volatile();
+            NonNull::new(p).map(|p| Sock::from_raw(p.as_ptr()))
+        }
     }
 
     /// Replaces the peer; returns the old one, for the caller to drop after unlocking.
@@ -706,8 +729,11 @@ impl StateGuard<'_> {
         let new = peer.map_or(ptr::null_mut(), |p| ARef::into_raw(p).as_ptr().cast());
         // SAFETY: `peer` is guarded by the state lock (held); a non-NULL value owns a
         // reference, which moves out with the old value.
+        // The store is WRITE_ONCE: `Sock::peer_is` reads it without the lock.
         unsafe {
-            let old = core::mem::replace(&mut (*self.sk.unix()).peer, new);
+            let slot = ptr::addr_of_mut!((*self.sk.unix()).peer);
+            let old = slot.read();
+            slot.write_volatile(new);
             NonNull::new(old).map(|p| ARef::from_raw(p.cast()))
         }
     }
@@ -738,6 +764,21 @@ impl StateGuard<'_> {
         core::mem::forget(self);
         // SAFETY: The state lock is held (type invariant); the helper releases it.
         unsafe { bindings::afunix_wait_for_peer(sk.as_ptr(), timeo) }
+    }
+
+    /// Sets `sk_max_ack_backlog` (listen).
+    pub(crate) fn set_max_ack_backlog(&mut self, n: u32) {
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_max_ack_backlog).write_volatile(n) };
+    }
+
+    /// Queues a connection on this listener: the embryo's reference moves into the
+    /// queue, marked in the skb, until `accept` or the listener's release takes it.
+    pub(crate) fn queue_embryo(&mut self, skb: Skb, embryo: ConnectedEmbryo) {
+        // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`).
+        unsafe { (*skb.view().cb()).embryo = 1 };
+        core::mem::forget(embryo.0);
+        self.sk.queue_tail(skb);
     }
 
     /// Copies `from`'s credentials to this socket (connect, under `from`'s lock).
@@ -1040,11 +1081,11 @@ impl Skb {
             if (*cb).embryo == 0 {
                 return None;
             }
+            // SAFETY: A carrier skb is charged to its embryo (`skb->sk`, never NULL
+            // for one), and `queue_embryo` moved a reference to it into the skb.
+            let sk = NonNull::new(bindings::afunix_skb_sock(self.0.as_ptr()))?;
             (*cb).embryo = 0;
-            // SAFETY: A carrier skb is charged to its embryo (`skb->sk`), and
-            // `queue_embryo` moved a reference to it into the skb.
-            let sk = bindings::afunix_skb_sock(self.0.as_ptr());
-            Some(ARef::from_raw(NonNull::new(sk)?.cast()))
+            Some(ARef::from_raw(sk.cast()))
         }
     }
 

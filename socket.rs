@@ -177,7 +177,7 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket and a 128-byte address buffer.
             let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(addr, len)) };
-            names::bind(sk_of(sock)?, &sun)?;
+            names::rust_afunix_bind(sk_of(sock)?, &sun)?;
             Ok(0)
         })
     }
@@ -281,7 +281,7 @@ impl<T: SocketOps> Adapter<T> {
 }
 
 /// `O_NONBLOCK`, in the flags of connect and accept.
-const O_NONBLOCK: c_int = 0o4000;
+const O_NONBLOCK: c_int = bindings::O_NONBLOCK as c_int;
 
 /// Copies the address of a bind or connect.
 ///

@@ -152,3 +152,34 @@ pub(crate) fn wait_on_sk(sk: &Sock, mut timeo: isize, mut done: impl FnMut() -> 
     unsafe { bindings::finish_wait(wq, entry) };
     timeo
 }
+
+/// Unhooks `sk`'s relay from `other`'s `peer_wait` (`unix_dgram_peer_wake_disconnect()`).
+pub(crate) fn peer_wake_disconnect(sk: &Sock, other: &Sock) {
+    // SAFETY: Both are live sockets of this family.
+    unsafe { bindings::afunix_peer_wake_disconnect(sk.as_ptr(), other.as_ptr()) };
+}
+
+/// Unhooks the relay and wakes `sk`'s writers: `sk` no longer sends to `other`
+/// (`unix_dgram_peer_wake_disconnect_wakeup()`). `sk` must be live (not released).
+pub(crate) fn peer_wake_disconnect_wakeup(sk: &Sock, other: &Sock) {
+    peer_wake_disconnect(sk, other);
+    // SAFETY: `sk` is live and not released, so it has a wait queue.
+    unsafe { bindings::afunix_wake_up_writers(sk.as_ptr()) };
+}
+
+/// Whether a datagram socket must wait for room in its peer `other`'s queue
+/// (`unix_dgram_peer_wake_me()`); if so, its relay is hooked on `other`'s `peer_wait`,
+/// so that the receiver's progress wakes `sk`'s pollers. Called under `sk`'s state
+/// lock, with `other` its peer.
+pub(crate) fn peer_wake_me(sk: &Sock, other: &Sock) -> bool {
+    // SAFETY: Both are live sockets of this family.
+    let hooked = unsafe { bindings::afunix_peer_wake_connect(sk.as_ptr(), other.as_ptr()) };
+    // A dead peer must give POLLOUT, so that the next write sees ECONNREFUSED.
+    if other.rcvq_full() && !other.is_dead() {
+        return true;
+    }
+    if hooked {
+        peer_wake_disconnect(sk, other);
+    }
+    false
+}

@@ -1801,4 +1801,194 @@ TEST_F(names, netns_abstract_unreachable)
 	close(dsrv);
 }
 
+/* ---- A datagram receiver's full queue (max_dgram_qlen, default 10) ---- */
+
+static int poll_out_fd = -1;
+
+/* Waits for POLLOUT on poll_out_fd: 0 once writable, 1 if 20 s pass (lost wakeup). */
+static int wait_pollout(const void *p)
+{
+	struct pollfd pfd = { .fd = poll_out_fd, .events = POLLOUT };
+
+	return poll(&pfd, 1, 20000) == 1 && (pfd.revents & POLLOUT) ? 0 : 1;
+}
+
+/* A blocking send on poll_out_fd: 0 once it went through. */
+static int blocking_send(const void *p)
+{
+	return send(poll_out_fd, "b", 1, 0) == 1 ? 0 : 1;
+}
+
+/*
+ * S is bound and connected to nobody; C1 and C2 are connected to S. C1 fills S's
+ * queue; C2 is then not writable either (EAGAIN, no POLLOUT). When S reads, a task
+ * polling C2 for POLLOUT must wake up (AF_UNIX's peer_wake relay), and a blocked
+ * sender must go through.
+ */
+TEST_F(names, dgram_full_receiver_wakes_pollers)
+{
+	struct pollfd pfd = { .events = POLLOUT };
+	struct sockaddr_un sun;
+	int s, c1, c2, i, n, len, status, round;
+	char buf[8];
+	pid_t pid;
+
+	len = abstract_addr(&sun, self->family, "full-recv", 9);
+	s = bound(self->family, SOCK_DGRAM, &sun, len);
+	ASSERT_LE(0, s);
+	c1 = connected(self->family, SOCK_DGRAM, &sun, len);
+	c2 = connected(self->family, SOCK_DGRAM, &sun, len);
+	ASSERT_LE(0, c1);
+	ASSERT_LE(0, c2);
+	for (round = 0; round < 2; round++) {
+		/* fill S's queue from C1 until EAGAIN */
+		for (n = 0; n < 1000; n++)
+			if (send(c1, "x", 1, MSG_DONTWAIT) != 1)
+				break;
+		EXPECT_EQ(EAGAIN, errno);
+		EXPECT_EQ(11, n);
+		EXPECT_EQ(EAGAIN, ERRNO_OF(send(c2, "y", 1, MSG_DONTWAIT)));
+		pfd.fd = c2;
+		EXPECT_EQ(0, poll(&pfd, 1, 0));
+
+		poll_out_fd = c2;
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(round ? blocking_send(NULL) : wait_pollout(NULL));
+		ASSERT_EQ(0, wait_until_sleeping(pid));
+		/* one read makes room */
+		EXPECT_EQ(1, recv(s, buf, sizeof(buf), 0));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		/* drain */
+		for (i = 0; i < 1000; i++)
+			if (recv(s, buf, sizeof(buf), MSG_DONTWAIT) < 0)
+				break;
+		EXPECT_EQ(EAGAIN, errno);
+		EXPECT_EQ(1, poll(&pfd, 1, 0));
+	}
+	close(c1);
+	close(c2);
+	close(s);
+}
+
+/* ---- /proc/net ---- */
+
+/*
+ * The variant's /proc/net file lists the sockets of the reader's netns in AF_UNIX's
+ * format. In a new netns, with a known set of sockets, the lines without the columns
+ * that vary (pointer, refcount, inode) are compared with what AF_UNIX shows (sorted).
+ */
+static const char *const proc_expected[] = {
+	"00000000 00000000 0001 02 @proc-l",	/* the embryo: listener's name */
+	"00000000 00000000 0001 03",		/* the connected client */
+	"00000000 00000000 0002 01 @a@b",	/* an abstract name with a NUL */
+	"00000000 00000000 0002 01 procdg",	/* a pathname datagram socket */
+	"00000000 00000000 0005 01",		/* an unbound seqpacket socket */
+	"00000000 00010000 0001 01 @proc-l",	/* the listener */
+};
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int proc_in_new_netns(const void *p)
+{
+	const char *header = "Num       RefCount Protocol Flags    Type St Inode Path\n";
+	char line[512], *lines[16], f[8][128];
+	int family = *(const int *)p, n = 0, i, k;
+	struct sockaddr_un sun;
+	int len, l, fds[8];
+	FILE *f_in;
+
+	if (unshare(CLONE_NEWNET))
+		return 100;
+	len = abstract_addr(&sun, family, "proc-l", 6);
+	fds[0] = listener(family, SOCK_STREAM, &sun, len, 4);
+	fds[1] = connected(family, SOCK_STREAM, &sun, len);
+	len = path_addr(&sun, family, "procdg");
+	fds[2] = bound(family, SOCK_DGRAM, &sun, len);
+	len = abstract_addr(&sun, family, "a\0b", 3);
+	fds[3] = bound(family, SOCK_DGRAM, &sun, len);
+	fds[4] = socket(family, SOCK_SEQPACKET, 0);
+	for (i = 0; i < 5; i++)
+		if (fds[i] < 0)
+			return 101;
+	f_in = fopen(family == AF_UNIX ? "/proc/net/unix" : "/proc/net/rust_afunix", "r");
+	if (!f_in || !fgets(line, sizeof(line), f_in))
+		return 102;
+	if (strcmp(line, header))
+		return 103;
+	while (fgets(line, sizeof(line), f_in)) {
+		for (i = 0; i < 8; i++)
+			f[i][0] = 0;
+		k = sscanf(line, "%127s %127s %127s %127s %127s %127s %127s %127s",
+			   f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+		if (k < 7 || n == 16)
+			return 104;
+		l = strlen(f[0]);
+		if (l < 2 || f[0][l - 1] != ':')
+			return 105;
+		lines[n] = malloc(600);
+		snprintf(lines[n], 600, "%s %s %s %s%s%s", f[2], f[3], f[4], f[5],
+			 k == 8 ? " " : "", f[7]);
+		n++;
+	}
+	fclose(f_in);
+	if (n != (int)ARRAY_SIZE(proc_expected))
+		return 106;
+	qsort(lines, n, sizeof(lines[0]), cmp_lines);
+	for (i = 0; i < n; i++)
+		if (strcmp(lines[i], proc_expected[i]))
+			return 110 + i;
+	return 0;
+}
+
+TEST_F(names, proc_net_table)
+{
+	EXPECT_EQ(0, in_child(proc_in_new_netns, &self->family));
+}
+
+/* Many sockets: the listing spans several reads (seq_file restarts) and all buckets. */
+static int proc_many_in_new_netns(const void *p)
+{
+	int family = *(const int *)p, i, n = 0, fd;
+	static bool seen[500];
+	struct sockaddr_un sun;
+	char line[512], name[16];
+	FILE *f_in;
+
+	if (unshare(CLONE_NEWNET))
+		return 100;
+	for (i = 0; i < 500; i++) {
+		snprintf(name, sizeof(name), "m%03d", i);
+		fd = bound(family, SOCK_DGRAM, &sun, abstract_addr(&sun, family, name, 4));
+		if (fd < 0)
+			return 101;
+	}
+	f_in = fopen(family == AF_UNIX ? "/proc/net/unix" : "/proc/net/rust_afunix", "r");
+	if (!f_in)
+		return 102;
+	while (fgets(line, sizeof(line), f_in)) {
+		char *at = strstr(line, " @m");
+
+		if (!at)
+			continue;
+		i = atoi(at + 3);
+		if (i < 0 || i >= 500 || seen[i])
+			return 103;
+		seen[i] = true;
+		n++;
+	}
+	fclose(f_in);
+	return n == 500 ? 0 : 104;
+}
+
+TEST_F(names, proc_net_many)
+{
+	EXPECT_EQ(0, in_child(proc_many_in_new_netns, &self->family));
+}
+
 TEST_HARNESS_MAIN
