@@ -100,6 +100,8 @@ struct afunix_skb_cb {
 
 /* The module parameter `family`, defined in afunix_helpers.c. */
 extern int afunix_family;
+/* The debug parameter `autobind_bits`. */
+extern int afunix_autobind_bits;
 
 void afunix_sock_init(struct sock *sk);
 void afunix_embryo_init(struct sock *sk);

@@ -20,6 +20,15 @@ module_param_named(family, afunix_family, int, 0444);
 MODULE_PARM_DESC(family, "Address family number to register (default 12, ex-AF_DECnet; 1..45, free)");
 
 /*
+ * A debug knob for tests only: the autobind name space is 2^autobind_bits names
+ * (AF_UNIX: 2^20, the default). Filling all 2^20 names of AF_UNIX's 256-bucket layout
+ * takes hours under TCG; a small space lets a test reach the wrap-around and ENOSPC.
+ */
+int afunix_autobind_bits = 20;
+module_param_named(autobind_bits, afunix_autobind_bits, int, 0644);
+MODULE_PARM_DESC(autobind_bits, "Debug: autobind name space is 2^N names, 1..20 (default 20, as AF_UNIX)");
+
+/*
  * The wake function of peer_wake (AF_UNIX's unix_dgram_peer_wake_relay()): a datagram
  * peer's queue got room; the relay unhooks itself and wakes this socket's pollers.
  * Called under the peer's peer_wait lock.

@@ -11,13 +11,16 @@
 
 use crate::addr::Address;
 use crate::hash::{Bucket, NameHash};
-use crate::sock::{cond_resched, random_u32, Sock};
+use crate::sock::{autobind_bits, cond_resched, random_u32, Sock};
 use kernel::error::{code::ENOSPC, Result};
 use kernel::prelude::*;
 use kernel::sync::UniqueArc;
 
-/// The autobind name space: 2^20 names.
-const NAME_MASK: u32 = 0xF_FFFF;
+/// The autobind name space: 2^20 names, as AF_UNIX; fewer when the debug parameter
+/// `autobind_bits` says so (tests of the wrap-around and of `ENOSPC`).
+fn name_mask() -> u32 {
+    (1u32 << autobind_bits().clamp(1, 20)) - 1
+}
 
 /// Gives `sk` an autobind name, unless it has a name already (then: success).
 pub(crate) fn autobind(sk: &Sock) -> Result {
@@ -29,10 +32,11 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
     let mut addr = UniqueArc::new(Address::autobind(0), GFP_KERNEL)?;
     let table = sk.table();
     let old = Bucket::of(sk);
+    let mask = name_mask();
     let mut num = random_u32();
-    let last = num & NAME_MASK;
+    let last = num & mask;
     loop {
-        num = num.wrapping_add(1) & NAME_MASK;
+        num = num.wrapping_add(1) & mask;
         addr.set_autobind_num(num);
         let h = NameHash::new(addr.name(), sk.sk_type());
         let new = Bucket::abstract_name(h);

@@ -1313,6 +1313,13 @@ pub(crate) fn cond_resched() {
     unsafe { bindings::afunix_cond_resched() };
 }
 
+/// The debug parameter `autobind_bits` (unchecked).
+pub(crate) fn autobind_bits() -> i32 {
+    // SAFETY: A plain int module parameter, writable through sysfs: a racy read gives
+    // the old or the new value.
+    unsafe { ptr::addr_of!(bindings::afunix_autobind_bits).read_volatile() }
+}
+
 /// `get_random_u32()`.
 pub(crate) fn random_u32() -> u32 {
     // SAFETY: No requirements.
