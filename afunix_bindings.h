@@ -17,6 +17,9 @@
 #include <linux/proc_fs.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
+#include <asm/ioctls.h>
+#include <linux/sockios.h>
+#include <net/net_namespace.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/poll.h>
@@ -43,6 +46,15 @@
 struct afunix_table {
 	spinlock_t locks[2 * AFUNIX_HASH_SIZE];
 	struct hlist_head buckets[2 * AFUNIX_HASH_SIZE];
+};
+
+/* The ioctl numbers that bindgen cannot see through their macro chains. */
+enum {
+	AFUNIX_SIOCINQ = SIOCINQ,
+	AFUNIX_SIOCOUTQ = SIOCOUTQ,
+	AFUNIX_SIOCATMARK = SIOCATMARK,
+	AFUNIX_SIOCUNIXFILE = SIOCUNIXFILE,
+	AFUNIX_ENOIOCTLCMD = ENOIOCTLCMD,
 };
 
 /* Offsets of the two list nodes in struct sock, for the Rust side's list walks. */
@@ -102,6 +114,8 @@ struct afunix_skb_cb {
 extern int afunix_family;
 /* The debug parameter `autobind_bits`. */
 extern int afunix_autobind_bits;
+/* The debug parameter `wakeup_unkeyed`. */
+extern bool afunix_wakeup_unkeyed;
 
 void afunix_sock_init(struct sock *sk);
 void afunix_embryo_init(struct sock *sk);
@@ -150,6 +164,16 @@ int afunix_pernet_register(const struct seq_operations *proc_ops);
 void afunix_pernet_unregister(void);
 struct afunix_table *afunix_net_table(struct net *net);
 struct net *afunix_sock_net(struct sock *sk);
+int afunix_max_dgram_qlen(struct net *net);
+long afunix_inq_len(struct sock *sk);
+long afunix_outq_len(struct sock *sk);
+int afunix_put_int(unsigned long arg, int val);
+int afunix_open_file(struct sock *sk, bool bound);
+int afunix_set_peek_off(struct sock *sk, int val);
+int afunix_peek_offset(struct sock *sk, int flags);
+void afunix_peek_offset_fwd(struct sock *sk, int val);
+void afunix_peek_offset_bwd(struct sock *sk, int val);
+struct sk_buff_head *afunix_rcvq(struct sock *sk);
 void afunix_table_lock(struct afunix_table *t, unsigned int h, bool nested);
 void afunix_table_unlock(struct afunix_table *t, unsigned int h);
 void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk);

@@ -29,6 +29,15 @@ module_param_named(autobind_bits, afunix_autobind_bits, int, 0644);
 MODULE_PARM_DESC(autobind_bits, "Debug: autobind name space is 2^N names, 1..20 (default 20, as AF_UNIX)");
 
 /*
+ * A debug knob for tests and benchmarks only: write-space wakeups without the
+ * EPOLLOUT|EPOLLWRNORM|EPOLLWRBAND key, waking every poller of the socket (AF_UNIX
+ * before 2010), to show that the wakeup test and benchmark detect the herd.
+ */
+bool afunix_wakeup_unkeyed;
+module_param_named(wakeup_unkeyed, afunix_wakeup_unkeyed, bool, 0644);
+MODULE_PARM_DESC(wakeup_unkeyed, "Debug: unkeyed write-space wakeups (default N)");
+
+/*
  * The wake function of peer_wake (AF_UNIX's unix_dgram_peer_wake_relay()): a datagram
  * peer's queue got room; the relay unhooks itself and wakes this socket's pollers.
  * Called under the peer's peer_wait lock.
@@ -288,6 +297,19 @@ static const struct seq_operations *afunix_proc_ops;
 
 struct afunix_net {
 	struct afunix_table *table;
+	int max_dgram_qlen;
+	struct ctl_table *sysctl;
+	struct ctl_table_header *sysctl_hdr;
+};
+
+/* net.rust_afunix.max_dgram_qlen, per netns, as net.unix.max_dgram_qlen. */
+static struct ctl_table afunix_sysctl_template[] = {
+	{
+		.procname = "max_dgram_qlen",
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec,
+	},
 };
 
 static int __net_init afunix_net_init(struct net *net)
@@ -302,12 +324,27 @@ static int __net_init afunix_net_init(struct net *net)
 		spin_lock_init(&an->table->locks[i]);
 		INIT_HLIST_HEAD(&an->table->buckets[i]);
 	}
+	an->max_dgram_qlen = 10;
+	an->sysctl = kmemdup(afunix_sysctl_template, sizeof(afunix_sysctl_template), GFP_KERNEL);
+	if (!an->sysctl)
+		goto err_table;
+	an->sysctl[0].data = &an->max_dgram_qlen;
+	an->sysctl_hdr = register_net_sysctl_sz(net, "net/" KBUILD_MODNAME, an->sysctl,
+						ARRAY_SIZE(afunix_sysctl_template));
+	if (!an->sysctl_hdr)
+		goto err_sysctl;
 	if (!proc_create_net(KBUILD_MODNAME, 0444, net->proc_net, afunix_proc_ops,
-			     sizeof(struct seq_net_private))) {
-		kvfree(an->table);
-		return -ENOMEM;
-	}
+			     sizeof(struct seq_net_private)))
+		goto err_proc;
 	return 0;
+
+err_proc:
+	unregister_net_sysctl_table(an->sysctl_hdr);
+err_sysctl:
+	kfree(an->sysctl);
+err_table:
+	kvfree(an->table);
+	return -ENOMEM;
 }
 
 static void __net_exit afunix_net_exit(struct net *net)
@@ -315,6 +352,8 @@ static void __net_exit afunix_net_exit(struct net *net)
 	struct afunix_net *an = net_generic(net, afunix_net_id);
 
 	remove_proc_entry(KBUILD_MODNAME, net->proc_net);
+	unregister_net_sysctl_table(an->sysctl_hdr);
+	kfree(an->sysctl);
 	kvfree(an->table);
 }
 
@@ -340,6 +379,11 @@ void afunix_pernet_unregister(void)
 struct afunix_table *afunix_net_table(struct net *net)
 {
 	return ((struct afunix_net *)net_generic(net, afunix_net_id))->table;
+}
+
+int afunix_max_dgram_qlen(struct net *net)
+{
+	return READ_ONCE(((struct afunix_net *)net_generic(net, afunix_net_id))->max_dgram_qlen);
 }
 
 struct net *afunix_sock_net(struct sock *sk)
@@ -695,4 +739,99 @@ void afunix_peer_wake_disconnect(struct sock *sk, struct sock *other)
 void afunix_wake_up_writers(struct sock *sk)
 {
 	wake_up_interruptible_poll(sk_sleep(sk), EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
+}
+
+/* SIOCINQ of a socket that is not listening (unix_inq_len()). */
+long afunix_inq_len(struct sock *sk)
+{
+	struct sk_buff *skb;
+	long amount = 0;
+
+	spin_lock(&sk->sk_receive_queue.lock);
+	if (sk->sk_type == SOCK_STREAM || sk->sk_type == SOCK_SEQPACKET) {
+		skb_queue_walk(&sk->sk_receive_queue, skb)
+			amount += skb->len - ((struct afunix_skb_cb *)skb->cb)->consumed;
+	} else {
+		skb = skb_peek(&sk->sk_receive_queue);
+		if (skb)
+			amount = skb->len;
+	}
+	spin_unlock(&sk->sk_receive_queue.lock);
+	return amount;
+}
+
+long afunix_outq_len(struct sock *sk)
+{
+	return sk_wmem_alloc_get(sk);
+}
+
+int afunix_put_int(unsigned long arg, int val)
+{
+	return put_user(val, (int __user *)arg);
+}
+
+/* SIOCUNIXFILE: an O_PATH fd of a bound pathname socket's inode (unix_open_file()). */
+int afunix_open_file(struct sock *sk, bool bound)
+{
+	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
+	struct path path;
+	struct file *f;
+	int fd;
+
+	if (!ns_capable(sock_net(sk)->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (!bound)
+		return -ENOENT;
+	spin_lock(&u->lock);
+	path = u->path;
+	if (path.dentry)
+		path_get(&path);
+	spin_unlock(&u->lock);
+	if (!path.dentry)
+		return -ENOENT;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	f = dentry_open(&path, O_PATH, current_cred());
+	if (IS_ERR(f)) {
+		put_unused_fd(fd);
+		fd = PTR_ERR(f);
+		goto out;
+	}
+	fd_install(fd, f);
+out:
+	path_put(&path);
+	return fd;
+}
+
+/* proto_ops::set_peek_off (SO_PEEK_OFF), under the reader lock as AF_UNIX. */
+int afunix_set_peek_off(struct sock *sk, int val)
+{
+	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
+
+	if (mutex_lock_interruptible(&u->iolock))
+		return -EINTR;
+	WRITE_ONCE(sk->sk_peek_off, val);
+	mutex_unlock(&u->iolock);
+	return 0;
+}
+
+int afunix_peek_offset(struct sock *sk, int flags)
+{
+	return sk_peek_offset(sk, flags);
+}
+
+void afunix_peek_offset_fwd(struct sock *sk, int val)
+{
+	sk_peek_offset_fwd(sk, val);
+}
+
+void afunix_peek_offset_bwd(struct sock *sk, int val)
+{
+	sk_peek_offset_bwd(sk, val);
+}
+
+struct sk_buff_head *afunix_rcvq(struct sock *sk)
+{
+	return &sk->sk_receive_queue;
 }

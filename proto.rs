@@ -24,9 +24,6 @@ use kernel::types::ARef;
 /// `PF_UNIX`: the protocol number AF_UNIX accepts besides 0.
 const PF_UNIX: i32 = 1;
 
-/// AF_UNIX's default `net.unix.max_dgram_qlen`.
-pub(crate) const DEFAULT_MAX_DGRAM_QLEN: u32 = 10;
-
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
 
@@ -195,6 +192,44 @@ pub(crate) fn getname(sk: &Sock, peer: bool) -> Result<Option<Arc<Address>>> {
     }
 }
 
+/// What an ioctl returns: a value to write to the caller's int, or a result of its own.
+pub(crate) enum IoctlAnswer {
+    /// `put_user(value, (int __user *)arg)`.
+    Int(i32),
+    /// The call's return value (a new fd for `SIOCUNIXFILE`).
+    Value(i32),
+}
+
+/// `ioctl()` (`unix_ioctl()`): `SIOCOUTQ`, `SIOCINQ`, `SIOCUNIXFILE`, `SIOCATMARK`;
+/// `None` for a command the socket core should try elsewhere (`ENOIOCTLCMD`).
+pub(crate) fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
+    use crate::bindings::{
+        AFUNIX_SIOCATMARK as SIOCATMARK, AFUNIX_SIOCINQ as SIOCINQ, AFUNIX_SIOCOUTQ as SIOCOUTQ,
+        AFUNIX_SIOCUNIXFILE as SIOCUNIXFILE,
+    };
+    let answer = match cmd {
+        SIOCOUTQ => Ok(IoctlAnswer::Int(sk.outq_len() as i32)),
+        SIOCINQ => {
+            if sk.state() == state::LISTEN {
+                Err(EINVAL)
+            } else {
+                Ok(IoctlAnswer::Int(sk.inq_len() as i32))
+            }
+        }
+        SIOCUNIXFILE => sk.open_file().map(IoctlAnswer::Value),
+        // Out-of-band data is not supported: a stream is never at the mark.
+        SIOCATMARK => {
+            if sk.sk_type() == sock_type::STREAM {
+                Ok(IoctlAnswer::Int(0))
+            } else {
+                Err(EOPNOTSUPP.into())
+            }
+        }
+        _ => return None,
+    };
+    Some(answer)
+}
+
 /// `listen()` (`unix_listen()`): stream and seqpacket sockets with a name; the
 /// backlog may change on a listening socket.
 pub(crate) fn listen(sk: &Sock, backlog: i32) -> Result {
@@ -233,7 +268,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
     // First of all allocate resources: after locking, everything would need checking
     // again.
     account_new_socket()?;
-    let embryo = match sk.alloc_embryo(DEFAULT_MAX_DGRAM_QLEN) {
+    let embryo = match sk.alloc_embryo() {
         Ok(e) => e,
         Err(e) => {
             unaccount_socket();
@@ -518,38 +553,59 @@ pub(crate) fn seqpacket_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<us
     dgram_sendmsg(sk, m, len)
 }
 
-/// `recvmsg()` of a datagram or seqpacket socket (`__unix_dgram_recvmsg()`).
+/// `recvmsg()` of a datagram or seqpacket socket (`__unix_dgram_recvmsg()`): one
+/// datagram, from the peek offset (`SO_PEEK_OFF`) when peeking, under the reader lock.
 pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
     if flags & msg::OOB != 0 {
         return Err(EOPNOTSUPP.into());
     }
-    let skb = match Skb::recv_datagram(sk, flags) {
-        Ok(Some(skb)) => skb,
-        Ok(None) => return Ok(0),
-        Err(e) => {
-            // Signal EOF on a disconnected non-blocking seqpacket socket.
-            let _g = sk.lock();
-            if sk.sk_type() == sock_type::SEQPACKET && e == EAGAIN && sk.shutdown() & shut::RCV != 0
-            {
-                return Ok(0);
+    let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
+    let (io, skb, skip) = loop {
+        let io = sk.io_lock();
+        let mut skip = sk.peek_offset(flags);
+        let (mut err, mark) = match Skb::try_recv_datagram(&io, flags, &mut skip) {
+            Ok(skb) => break (io, skb, skip),
+            Err(e) => e,
+        };
+        drop(io);
+        if err == EAGAIN && timeo != 0 {
+            match Skb::wait_for_more(sk, &mut timeo, &mark) {
+                Ok(true) => continue,
+                Ok(false) => return Ok(0),
+                Err(e) => err = e,
             }
-            return Err(e);
         }
+        // Signal EOF on a disconnected non-blocking seqpacket socket.
+        let _g = sk.lock();
+        if sk.sk_type() == sock_type::SEQPACKET && err == EAGAIN && sk.shutdown() & shut::RCV != 0 {
+            return Ok(0);
+        }
+        return Err(err);
     };
     wakeup::wake_writers(sk);
     m.set_name(skb.view().sender_addr());
 
+    let skip = usize::try_from(skip).unwrap_or(0);
     let skb_len = skb.view().len() as usize;
+    let avail = skb_len.saturating_sub(skip);
     let mut n = size;
-    if n > skb_len {
-        n = skb_len;
-    } else if n < skb_len {
+    if n > avail {
+        n = avail;
+    } else if n < avail {
         m.add_flags(msg::TRUNC);
     }
-    let res = skb.view().copy_to_msg(0, m, n);
+    let res = skb.view().copy_to_msg(skip as u32, m, n);
+    if res.is_ok() {
+        if flags & msg::PEEK == 0 {
+            sk.peek_offset_bwd(skb_len);
+        } else {
+            sk.peek_offset_fwd(n);
+        }
+    }
     skb.free_datagram(sk);
+    drop(io);
     res?;
-    Ok(if flags & msg::TRUNC != 0 { skb_len } else { n })
+    Ok(if flags & msg::TRUNC != 0 { avail } else { n })
 }
 
 /// `recvmsg()` of a seqpacket socket.
@@ -634,6 +690,8 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
     let peek = flags & msg::PEEK != 0;
     let mut copied = 0usize;
+    // SO_PEEK_OFF: where a peek starts.
+    let peek_off = usize::try_from(sk.peek_offset(flags)).unwrap_or(0);
     let mut left = size;
     let mut err: Option<Error> = None;
 
@@ -644,8 +702,8 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             break;
         }
         let mut skb = io.peek(None);
-        // While peeking, skip what this call has already copied.
-        let mut skip = if peek { copied } else { 0 };
+        // While peeking, skip the peek offset and what this call has already copied.
+        let mut skip = if peek { peek_off + copied } else { 0 };
         loop {
             match skb {
                 Some(s) if skip >= s.unread() as usize => {
@@ -708,8 +766,11 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
         }
         copied += chunk;
         left -= chunk;
-        if !peek {
+        if peek {
+            sk.peek_offset_fwd(chunk);
+        } else {
             s.consume(&io, chunk as u32);
+            sk.peek_offset_bwd(chunk);
             if s.unread() != 0 {
                 break;
             }

@@ -136,7 +136,7 @@ unsafe extern "C" fn create(
                 family(),
                 prot,
                 kern,
-                proto::DEFAULT_MAX_DGRAM_QLEN,
+                sock::max_dgram_qlen(net),
                 wakeup::write_space,
                 destruct,
             )

@@ -178,7 +178,7 @@ impl Sock {
     /// Allocates an embryo for a connection to a listener: a socket of `self`'s netns,
     /// type, protocol and hooks, with no `struct socket` (`unix_create1(net, NULL, ..)`).
     /// The returned reference is the one `sk_alloc` gives.
-    pub(crate) fn alloc_embryo(&self, max_dgram_qlen: u32) -> Result<Embryo> {
+    pub(crate) fn alloc_embryo(&self) -> Result<Embryo> {
         let p = self.as_ptr();
         // SAFETY: `self` is a live socket of this family: its netns, protocol (the
         // module's registered `struct proto`, with the size of `struct afunix_sock`)
@@ -199,7 +199,8 @@ impl Sock {
             bindings::afunix_embryo_init(sk);
             (*sk).sk_type = (*p).sk_type;
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
-            (*sk).sk_max_ack_backlog = max_dgram_qlen;
+            (*sk).sk_max_ack_backlog =
+                bindings::afunix_max_dgram_qlen(bindings::afunix_sock_net(p)) as u32;
             (*sk).sk_write_space = (*p).sk_write_space;
             (*sk).sk_destruct = (*p).sk_destruct;
             bindings::afunix_prot_inuse_add(sk, 1);
@@ -335,6 +336,44 @@ impl Sock {
     pub(crate) fn sndtimeo(&self, nonblock: bool) -> isize {
         // SAFETY: `self` is a live socket.
         unsafe { bindings::afunix_sndtimeo(self.as_ptr(), nonblock) }
+    }
+
+    /// `sk_peek_offset(sk, flags)`: where a `MSG_PEEK` starts (`SO_PEEK_OFF`), or 0.
+    pub(crate) fn peek_offset(&self, flags: u32) -> i32 {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_peek_offset(self.as_ptr(), flags as c_int) }
+    }
+
+    /// `sk_peek_offset_fwd()`: a peek read `n` more bytes.
+    pub(crate) fn peek_offset_fwd(&self, n: usize) {
+        // SAFETY: `self` is a live socket; callers hold its reader lock.
+        unsafe { bindings::afunix_peek_offset_fwd(self.as_ptr(), n as c_int) };
+    }
+
+    /// `sk_peek_offset_bwd()`: a read consumed `n` bytes.
+    pub(crate) fn peek_offset_bwd(&self, n: usize) {
+        // SAFETY: `self` is a live socket; callers hold its reader lock.
+        unsafe { bindings::afunix_peek_offset_bwd(self.as_ptr(), n as c_int) };
+    }
+
+    /// `SIOCINQ` of a socket that is not listening: unread bytes (stream, seqpacket)
+    /// or the next datagram's length.
+    pub(crate) fn inq_len(&self) -> i64 {
+        // SAFETY: `self` is a live socket; the helper walks the queue under its lock.
+        unsafe { bindings::afunix_inq_len(self.as_ptr()) as i64 }
+    }
+
+    /// `SIOCOUTQ`: bytes of this socket's skbs not yet freed (`sk_wmem_alloc_get`).
+    pub(crate) fn outq_len(&self) -> i64 {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_outq_len(self.as_ptr()) as i64 }
+    }
+
+    /// `SIOCUNIXFILE`: a new `O_PATH` fd of a pathname socket's inode.
+    pub(crate) fn open_file(&self) -> Result<i32> {
+        // SAFETY: `self` is a live socket of this family.
+        let r = unsafe { bindings::afunix_open_file(self.as_ptr(), self.has_addr()) };
+        to_result(r).map(|()| r)
     }
 
     /// `unix_recvq_full_lockless()`: more queued than the backlog allows.
@@ -1089,6 +1128,64 @@ impl Skb {
         }
     }
 
+    /// `__skb_try_recv_datagram()`: the datagram at peek offset `*skip` (updated to the
+    /// offset within it), without waiting. On failure, the error (`EAGAIN` when there
+    /// is nothing) and the last skb seen, for [`Skb::wait_for_more`].
+    pub(crate) fn try_recv_datagram(
+        io: &IoGuard<'_>,
+        flags: u32,
+        skip: &mut i32,
+    ) -> core::result::Result<Skb, (Error, QueueMark)> {
+        let sk = io.sk.as_ptr();
+        let mut err: c_int = 0;
+        let mut last = ptr::null_mut();
+        // SAFETY: `sk` is live; the reader lock is held (as AF_UNIX); the out pointers
+        // are valid.
+        let skb = unsafe {
+            bindings::__skb_try_recv_datagram(
+                sk,
+                bindings::afunix_rcvq(sk),
+                flags,
+                skip,
+                &mut err,
+                &mut last,
+            )
+        };
+        match NonNull::new(skb) {
+            // SAFETY: We own the returned skb (unlinked, or a new reference on peek).
+            Some(skb) => Ok(unsafe { Skb::from_raw(skb) }),
+            None => Err((
+                Error::from_errno(if err < 0 { err } else { -11 }),
+                QueueMark(last),
+            )),
+        }
+    }
+
+    /// `__skb_wait_for_more_packets()`: sleeps until something is queued after `mark`,
+    /// an error, the end of the stream, a signal or the end of `*timeo`. `Ok(true)`: try
+    /// again; `Ok(false)`: end of file (receive side shut down).
+    pub(crate) fn wait_for_more(sk: &Sock, timeo: &mut isize, mark: &QueueMark) -> Result<bool> {
+        let mut err: c_int = 0;
+        let p = sk.as_ptr();
+        // SAFETY: `sk` is live and no lock is held; `mark.0` is only compared.
+        let r = unsafe {
+            bindings::__skb_wait_for_more_packets(
+                p,
+                bindings::afunix_rcvq(p),
+                &mut err,
+                timeo,
+                mark.0,
+            )
+        };
+        if r == 0 {
+            Ok(true)
+        } else if err < 0 {
+            Err(Error::from_errno(err))
+        } else {
+            Ok(false)
+        }
+    }
+
     /// A shared view of the skb.
     pub(crate) fn view(&self) -> &SkbView {
         // SAFETY: `self.0` is valid while `self` lives.
@@ -1134,6 +1231,9 @@ impl Drop for Skb {
         };
     }
 }
+
+/// The last skb of a receive queue that a reader saw: only compared, never followed.
+pub(crate) struct QueueMark(*mut bindings::sk_buff);
 
 /// A borrowed skb.
 #[repr(transparent)]
@@ -1311,6 +1411,29 @@ impl Drop for BindGuard<'_> {
 pub(crate) fn cond_resched() {
     // SAFETY: Process context, no spinlock held (callers).
     unsafe { bindings::afunix_cond_resched() };
+}
+
+/// The debug parameter `wakeup_unkeyed`: write-space wakeups without a key.
+pub(crate) fn wakeup_unkeyed() -> bool {
+    // SAFETY: A bool module parameter, writable through sysfs: a racy read gives the
+    // old or the new value.
+    unsafe { ptr::addr_of!(bindings::afunix_wakeup_unkeyed).read_volatile() }
+}
+
+/// `net.rust_afunix.max_dgram_qlen` of a netns.
+///
+/// # Safety
+///
+/// `net` is a live netns (the module's pernet data exists while it is loaded).
+pub(crate) unsafe fn max_dgram_qlen(net: *mut bindings::net) -> u32 {
+    // SAFETY: Valid by the safety requirements.
+    unsafe { bindings::afunix_max_dgram_qlen(net) as u32 }
+}
+
+/// Writes an int to a user pointer of an ioctl (`put_user`).
+pub(crate) fn put_user_int(arg: usize, val: i32) -> Result {
+    // SAFETY: `put_user` checks the user address; `arg` is the ioctl's argument.
+    to_result(unsafe { bindings::afunix_put_int(arg as _, val) })
 }
 
 /// The debug parameter `autobind_bits` (unchecked).

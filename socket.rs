@@ -236,6 +236,32 @@ impl<T: SocketOps> Adapter<T> {
 
     /// # Safety
     ///
+    /// Only called by the socket core, with a live socket of this family and the
+    /// ioctl's command and argument.
+    unsafe extern "C" fn ioctl(
+        sock: *mut bindings::socket,
+        cmd: core::ffi::c_uint,
+        arg: usize,
+    ) -> c_int {
+        from_result(|| {
+            // SAFETY: The core passes a live socket of this family.
+            let sock = unsafe { Socket::from_raw(sock) };
+            match proto::ioctl(sk_of(sock)?, cmd) {
+                None => Err(kernel::error::Error::from_errno(
+                    -(bindings::AFUNIX_ENOIOCTLCMD as i32),
+                )),
+                Some(Ok(proto::IoctlAnswer::Int(v))) => {
+                    crate::sock::put_user_int(arg, v)?;
+                    Ok(0)
+                }
+                Some(Ok(proto::IoctlAnswer::Value(v))) => Ok(v),
+                Some(Err(e)) => Err(e),
+            }
+        })
+    }
+
+    /// # Safety
+    ///
     /// Only called by the socket core, with a live socket of this family.
     unsafe extern "C" fn shutdown(sock: *mut bindings::socket, how: c_int) -> c_int {
         from_result(|| {
@@ -313,7 +339,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
         }),
         getname: Some(Adapter::<T>::getname),
         poll: Some(Adapter::<T>::poll),
-        ioctl: Some(bindings::sock_no_ioctl),
+        ioctl: Some(Adapter::<T>::ioctl),
         listen: Some(if T::LISTENS {
             Adapter::<T>::listen
         } else {
@@ -323,6 +349,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
         sendmsg: Some(Adapter::<T>::sendmsg),
         recvmsg: Some(Adapter::<T>::recvmsg),
         mmap: Some(bindings::sock_no_mmap),
+        set_peek_off: Some(bindings::afunix_set_peek_off),
         ..Default::default()
     }
 }

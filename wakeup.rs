@@ -67,7 +67,13 @@ pub(crate) unsafe extern "C" fn write_space(sk: *mut bindings::sock) {
     // valid until the guard drops.
     let wq = unsafe { bindings::afunix_sleeper_wq(sk.as_ptr()) };
     if !wq.is_null() {
-        wake_sync_key(wq, poll::WRITABLE);
+        // The debug mode wakes every poller, as AF_UNIX did before keyed wakeups.
+        let key = if crate::sock::wakeup_unkeyed() {
+            0
+        } else {
+            poll::WRITABLE
+        };
+        wake_sync_key(wq, key);
     }
     sk.wake_async(wake_async::SPACE, wake_async::POLL_OUT);
 }
