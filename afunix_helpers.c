@@ -308,7 +308,9 @@ static struct ctl_table afunix_sysctl_template[] = {
 		.procname = "max_dgram_qlen",
 		.maxlen = sizeof(int),
 		.mode = 0644,
-		.proc_handler = proc_dointvec,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = SYSCTL_ZERO,
+		.extra2 = SYSCTL_INT_MAX,
 	},
 };
 
