@@ -6,7 +6,10 @@
  *					a writer streams M 64-byte messages A->B and a
  *					reader drains B; elapsed time and the pollers'
  *					context switches
- *	datapath pingpong FAMILY SIZE N	stream socketpair round trips of SIZE bytes
+ *	datapath pingpong FAMILY SIZE N CPUS
+ *					stream socketpair round trips of SIZE bytes;
+ *					CPUS "same" pins both ends to CPU 0, "cross"
+ *					to CPUs 0 and 1
  *	datapath bandwidth FAMILY MB	stream socketpair, 64 KiB writes, MB MiB in all
  *	datapath messaging FAMILY G L	hackbench-style: G groups of 10 senders and 10
  *					receivers, each sender writes L 100-byte
@@ -168,7 +171,17 @@ static int herd(int family, int k, int m, const char *fam)
 	return 0;
 }
 
-static int pingpong(int family, int size, int n, const char *fam)
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+static int pingpong(int family, int size, int n, const char *fam, const char *cpus)
 {
 	char *buf = calloc(1, size);
 	int sv[2], i;
@@ -181,12 +194,14 @@ static int pingpong(int family, int size, int n, const char *fam)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
+		pin(strcmp(cpus, "cross") ? 0 : 1);
 		for (i = 0; i < n; i++) {
 			full_read(sv[1], buf, size);
 			full_write(sv[1], buf, size);
 		}
 		_exit(0);
 	}
+	pin(0);
 	t0 = now();
 	for (i = 0; i < n; i++) {
 		full_write(sv[0], buf, size);
@@ -195,8 +210,8 @@ static int pingpong(int family, int size, int n, const char *fam)
 	t1 = now();
 	waitpid(pid, NULL, 0);
 	printf("{\"bench\": \"pingpong\", \"family\": \"%s\", \"size\": %d, \"n\": %d, "
-	       "\"elapsed_s\": %.4f, \"rtt_us\": %.2f}\n",
-	       fam, size, n, t1 - t0, (t1 - t0) / n * 1e6);
+	       "\"cpus\": \"%s\", \"elapsed_s\": %.4f, \"rtt_us\": %.2f}\n",
+	       fam, size, n, cpus, t1 - t0, (t1 - t0) / n * 1e6);
 	return 0;
 }
 
@@ -295,8 +310,8 @@ int main(int argc, char **argv)
 		die("unshare");
 	if (!strcmp(argv[1], "herd") && argc == 5)
 		return herd(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
-	if (!strcmp(argv[1], "pingpong") && argc == 5)
-		return pingpong(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
+	if (!strcmp(argv[1], "pingpong") && argc == 6)
+		return pingpong(family, atoi(argv[3]), atoi(argv[4]), argv[2], argv[5]);
 	if (!strcmp(argv[1], "bandwidth") && argc == 4)
 		return bandwidth(family, atoi(argv[3]), argv[2]);
 	if (!strcmp(argv[1], "messaging") && argc == 5)
