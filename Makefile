@@ -11,9 +11,9 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests demo check bench lint fmt clean help
+.PHONY: all setup kernel kernels module selftests shim demo check bench lint fmt clean help
 
-all: module selftests
+all: module selftests shim
 
 help:
 	@echo "make demo       boot the test kernel, load the module, show an exchange"
@@ -45,10 +45,16 @@ module: setup
 selftests:
 	@$(MAKE) -s -C selftests KSRC=$(CACHE)/linux-source-6.12
 
+# LD_PRELOAD shim: unmodified AF_UNIX programs on the module's family (shim/unixshim.c).
+shim: shim/unixshim.so
+
+shim/unixshim.so: shim/unixshim.c
+	$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+
 demo: setup module selftests
 	@$(SCRIPTS)/vm-run --kernel $(KVARIANT) -- scripts/demo-guest
 
-check: setup module selftests
+check: setup module selftests shim
 	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh
 
 # Benchmarks on the perf kernel, both families in one guest boot; results in
@@ -67,7 +73,9 @@ lint: setup
 	@ksrc=$(CACHE)/linux-source-6.12; \
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		--show-types -f $$(ls *.rs *.c *.h selftests/*.c selftests/*.h | grep -v _generated) && \
+		--show-types -f $$(ls *.rs *.c *.h selftests/*.c selftests/*.h shim/*.c | grep -v _generated) && \
+	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
 	echo "lint: clean"
 
 fmt:
@@ -76,5 +84,5 @@ fmt:
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
 		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
-	@rm -f .kdir bench/lookup bench/datapath
+	@rm -f .kdir bench/lookup bench/datapath shim/unixshim.so
 	@$(MAKE) -s -C selftests clean
