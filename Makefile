@@ -59,14 +59,14 @@ check: setup module selftests shim
 
 # Benchmarks on the perf kernel, both families in one guest boot; results in
 # bench/results/<time>-<commit>/ (results.md, results.json, raw files).
-bench: setup selftests bench/lookup bench/datapath
+bench: setup selftests bench/lookup bench/datapath bench/autobind
 	@$(MAKE) -s module KVARIANT=perf
 	@$(SCRIPTS)/vm-run --kernel perf --memory 4G --timeout 5400 -- bench/run-guest
 	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty); \
 	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && bench/report $$run && \
 	echo "bench: results in $$run"
 
-bench/lookup bench/datapath: %: %.c
+bench/lookup bench/datapath bench/autobind: %: %.c
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 lint: setup
@@ -84,5 +84,5 @@ fmt:
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
 		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
-	@rm -f .kdir bench/lookup bench/datapath shim/unixshim.so
+	@rm -f .kdir bench/lookup bench/datapath bench/autobind shim/unixshim.so
 	@$(MAKE) -s -C selftests clean

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Seed (b) of the benchmarks, "af_unix: Relax race in unix_autobind()" (2021): P
+ * processes, released together, each autobind N sockets (bind() with only the family),
+ * each bind timed from user space. Prints one JSON object: p50/p90/p99 and a histogram
+ * in 2 µs linear buckets from 0 to 40 µs (the seed's), plus the count above.
+ *
+ *	autobind FAMILY P N
+ *
+ * FAMILY is "unix" (AF_UNIX) or "ours". The run has a network namespace of its own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "autobind: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	int family = AF_UNIX, p, n, i, k, go[2];
+	long long *lat, total;
+	long hist[21] = { 0 };
+	struct rlimit rl;
+	FILE *f;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: autobind unix|ours P N\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "unix")) {
+		f = fopen("/sys/module/rust_afunix/parameters/family", "r");
+		if (!f || fscanf(f, "%d", &family) != 1) {
+			fprintf(stderr, "autobind: rust_afunix is not loaded\n");
+			return 1;
+		}
+		fclose(f);
+	}
+	p = atoi(argv[2]);
+	n = atoi(argv[3]);
+	if (p < 1 || n < 1)
+		return 2;
+	rl.rlim_cur = rl.rlim_max = n + 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit");
+	if (unshare(CLONE_NEWNET))
+		die("unshare");
+	total = (long long)p * n;
+	lat = mmap(NULL, total * sizeof(*lat), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (lat == MAP_FAILED || pipe(go))
+		die("mmap");
+	for (k = 0; k < p; k++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (pid == 0) {
+			struct sockaddr_un sun = { .sun_family = family };
+			long long t0;
+			char c;
+
+			close(go[1]);
+			/* released together: the parent closes the pipe */
+			if (read(go[0], &c, 1) != 0)
+				_exit(1);
+			for (i = 0; i < n; i++) {
+				int fd = socket(family, SOCK_DGRAM, 0);
+
+				if (fd < 0)
+					_exit(1);
+				t0 = now_ns();
+				if (bind(fd, (struct sockaddr *)&sun, sizeof(sa_family_t)))
+					_exit(1);
+				lat[(long long)k * n + i] = now_ns() - t0;
+			}
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(go[1]);
+	for (k = 0; k < p; k++) {
+		int status;
+
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			die("worker");
+	}
+	for (i = 0; i < total; i++) {
+		long b = lat[i] / 2000;
+
+		hist[b < 20 ? b : 20]++;
+	}
+	qsort(lat, total, sizeof(*lat), cmp_ll);
+	printf("{\"bench\": \"autobind\", \"family\": \"%s\", \"p\": %d, \"n\": %d, "
+	       "\"p50_ns\": %lld, \"p90_ns\": %lld, \"p99_ns\": %lld, \"max_ns\": %lld, "
+	       "\"hist_2us\": [", argv[1], p, n, lat[total / 2], lat[total * 9 / 10],
+	       lat[total * 99 / 100], lat[total - 1]);
+	for (i = 0; i < 21; i++)
+		printf("%s%ld", i ? ", " : "", hist[i]);
+	printf("]}\n");
+	return 0;
+}
