@@ -309,22 +309,13 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
         }
         // Self-connect and simultaneous connect are excluded by refusing a
         // connecting socket that listens (no lock order inversion).
-        let st = sk.state();
-        if st != state::CLOSE {
-            break if st == state::ESTABLISHED {
-                EISCONN.into()
-            } else {
-                EINVAL
-            };
+        if let Some(e) = not_connectable(sk) {
+            break e;
         }
         let mut sg = sk.lock_second(&og);
-        let st = sk.state();
-        if st != state::CLOSE {
-            break if st == state::ESTABLISHED {
-                EISCONN.into()
-            } else {
-                EINVAL
-            };
+        // Again, under the lock.
+        if let Some(e) = not_connectable(sk) {
+            break e;
         }
         // The way is open: set up the embryo, then `sk`.
         let embryo = embryo.setup(sk, &other);
@@ -343,6 +334,15 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
     drop(skb);
     release(embryo.into_sock());
     Err(err)
+}
+
+/// Why a socket cannot connect: `EISCONN` when connected, `EINVAL` when listening.
+fn not_connectable(sk: &Sock) -> Option<Error> {
+    match sk.state() {
+        state::CLOSE => None,
+        state::ESTABLISHED => Some(EISCONN.into()),
+        _ => Some(EINVAL),
+    }
 }
 
 /// `accept()` (`unix_accept()`): the next connection of a listening socket.

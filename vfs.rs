@@ -37,12 +37,12 @@ impl NewSocketInode {
     /// with the socket's mode under the caller's umask. `EEXIST` (the name is taken)
     /// is the caller's to turn into `EADDRINUSE`.
     pub(crate) fn create(sk: &Sock, addr: &Address) -> Result<NewSocketInode> {
-        let name = c_path(addr)?;
+        let name = c_path(addr)?.cast();
         let mut parent = MaybeUninit::<bindings::path>::zeroed();
+        let out = parent.as_mut_ptr();
         // SAFETY: `sk` is a live socket with a `struct socket` (bind); `name` is
-        // NUL-terminated; `parent` is written on success.
-        let dentry =
-            unsafe { bindings::afunix_mknod(sk.as_ptr(), name.cast(), parent.as_mut_ptr()) };
+        // NUL-terminated; `out` is written on success.
+        let dentry = unsafe { bindings::afunix_mknod(sk.as_ptr(), name, out) };
         let e = dentry as isize;
         if (-4095..0).contains(&e) {
             return Err(Error::from_errno(e as i32));

@@ -22,6 +22,9 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +78,34 @@ static inline int wait_until_sleeping(pid_t pid)
 		sched_yield();
 	}
 	return -1;
+}
+
+/*
+ * A test's private directory: made in the cwd from `tmpl` ("name.XXXXXX"), entered;
+ * `cwd` gets the directory the test started in, `dir` the new one (both PATH_MAX).
+ * Returns 0, or -1 on failure.
+ */
+static inline int enter_private_dir(char *tmpl, char *cwd, char *dir)
+{
+	if (!getcwd(cwd, PATH_MAX) || !mkdtemp(tmpl))
+		return -1;
+	if (snprintf(dir, PATH_MAX, "%s/%s", cwd, tmpl) >= PATH_MAX)
+		return -1;
+	return chdir(dir);
+}
+
+static inline int remove_entry(const char *path, const struct stat *st, int flag,
+			       struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+/* Leaves and removes, with its contents, a directory of enter_private_dir(). */
+static inline void leave_private_dir(const char *cwd, const char *dir)
+{
+	if (dir[0] && chdir(cwd) == 0)
+		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Returns the errno of a failing call, 0 for success. */

@@ -56,25 +56,12 @@ FIXTURE_SETUP(names)
 	ASSERT_LT(0, self->family) TH_LOG("rust_afunix is not loaded");
 	signal(SIGPIPE, SIG_IGN);
 	umask(022);
-	ASSERT_NE(NULL, getcwd(self->cwd, sizeof(self->cwd)));
-	ASSERT_NE(NULL, mkdtemp(tmpl));
-	ASSERT_GT((int)sizeof(self->dir),
-		  snprintf(self->dir, sizeof(self->dir), "%s/%s", self->cwd, tmpl));
-	ASSERT_EQ(0, chdir(self->dir));
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
+	ASSERT_EQ(0, enter_private_dir(tmpl, self->cwd, self->dir));
 }
 
 FIXTURE_TEARDOWN(names)
 {
-	if (!self->dir[0])
-		return;
-	if (chdir(self->cwd) == 0)
-		nftw(self->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	leave_private_dir(self->cwd, self->dir);
 }
 
 static const int conn_types[] = { SOCK_STREAM, SOCK_SEQPACKET };
