@@ -59,7 +59,7 @@ check: setup module selftests shim
 
 # Benchmarks on the perf kernel, both families in one guest boot; results in
 # bench/results/<time>-<commit>/ (results.md, results.json, raw files).
-bench: setup selftests bench/lookup bench/datapath bench/autobind
+bench: setup selftests shim bench/lookup bench/datapath bench/autobind
 	@$(MAKE) -s module KVARIANT=perf
 	@$(SCRIPTS)/vm-run --kernel perf --memory 4G --timeout 5400 -- bench/run-guest
 	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty); \
