@@ -19,13 +19,7 @@
 
 static int write_param(const char *v)
 {
-	int fd = open(PARAM, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, v, strlen(v)) == (ssize_t)strlen(v);
-	close(fd);
-	return ok ? 0 : -1;
+	return write_file(PARAM, v);
 }
 
 /* Autobinds a new socket of `type`; its name's number in *num; -1 and errno on error. */

@@ -28,18 +28,41 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The module's family number, from its parameter; -1 if it is not loaded. */
-static inline int afunix_module_family(void)
+/* The int in a file (a module parameter, a sysctl); -1 if it cannot be read. */
+static inline int read_int_file(const char *path)
 {
-	FILE *f = fopen("/sys/module/rust_afunix/parameters/family", "r");
-	int fam = -1;
+	FILE *f = fopen(path, "r");
+	int v = -1;
 
 	if (!f)
 		return -1;
-	if (fscanf(f, "%d", &fam) != 1)
-		fam = -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
 	fclose(f);
-	return fam;
+	return v;
+}
+
+/* Writes `val` to a file (a module parameter, a sysctl): 0, or the errno. */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != strlen(val))
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+/* The module's family number, from its parameter; -1 if it is not loaded. */
+static inline int afunix_module_family(void)
+{
+	return read_int_file("/sys/module/rust_afunix/parameters/family");
 }
 
 /*

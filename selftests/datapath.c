@@ -74,17 +74,10 @@ FIXTURE_SETUP(datapath)
 	ASSERT_EQ(0, enter_private_dir(tmpl, self->cwd, self->dir));
 }
 
-
 /* The module's debug parameter: write-space wakeups without a key (Y) or keyed (N). */
 static int set_unkeyed(bool on)
 {
-	int fd = open("/sys/module/rust_afunix/parameters/wakeup_unkeyed", O_WRONLY), n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, on ? "Y" : "N", 1);
-	close(fd);
-	return n == 1 ? 0 : -1;
+	return write_file("/sys/module/rust_afunix/parameters/wakeup_unkeyed", on ? "Y" : "N");
 }
 
 FIXTURE_TEARDOWN(datapath)
@@ -1043,28 +1036,13 @@ static const char *qlen_path(int family)
 
 static int read_qlen(int family)
 {
-	FILE *f = fopen(qlen_path(family), "r");
-	int v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return read_int_file(qlen_path(family));
 }
 
 /* Writes the sysctl: 0, or the errno of the write. */
 static int write_qlen(int family, const char *val)
 {
-	int fd = open(qlen_path(family), O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
+	return write_file(qlen_path(family), val);
 }
 
 /* In a new netns (in a child): 0, or the step that failed. */
