@@ -17,6 +17,8 @@
 #include <linux/proc_fs.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
+#include <linux/siphash.h>
+#include <linux/workqueue.h>
 #include <asm/ioctls.h>
 #include <linux/sockios.h>
 #include <net/net_namespace.h>
@@ -33,19 +35,48 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-/* Buckets in each half of a netns name table, and in the global pathname table. */
+/*
+ * Buckets in each half of a netns name table, and in the global pathname table. The
+ * abstract half starts with AFUNIX_HASH_SIZE chains and is resized, by powers of two,
+ * between that and 1 << AFUNIX_ABS_MAX_BITS chains.
+ */
 #define AFUNIX_HASH_BITS 8
 #define AFUNIX_HASH_SIZE (1 << AFUNIX_HASH_BITS)
+#define AFUNIX_ABS_MAX_BITS 20
+
+/**
+ * struct afunix_chains - the chains of the abstract half of a netns table.
+ * @bits: there are 1 << @bits chains (at least AFUNIX_HASH_SIZE).
+ * @heads: chain i holds the abstract sockets whose name hash is i modulo 1 << @bits.
+ */
+struct afunix_chains {
+	unsigned int bits;
+	struct hlist_head heads[];
+};
 
 /**
  * struct afunix_table - the name table of one network namespace.
  * @locks: one lock per bucket; two are taken in ascending order.
- * @buckets: [0, AFUNIX_HASH_SIZE) unbound and pathname sockets,
- *	[AFUNIX_HASH_SIZE, 2 * AFUNIX_HASH_SIZE) abstract sockets; linked by sk_node.
+ * @buckets: buckets [0, AFUNIX_HASH_SIZE): unbound and pathname sockets, linked by
+ *	sk_node.
+ * @abs: buckets [AFUNIX_HASH_SIZE, 2 * AFUNIX_HASH_SIZE): abstract sockets. Bucket
+ *	AFUNIX_HASH_SIZE + s is the lock stripe of the chains i of @abs[s] with
+ *	i % AFUNIX_HASH_SIZE == s; @abs[s] is read and written under that lock only. All
+ *	stripes point to the same chains but while a resize moves them one by one.
+ * @seed: the key of the name hash (hsiphash), random per table.
+ * @n_abstract: abstract sockets in the table.
+ * @abs_buckets: chains of the abstract half (the net.rust_afunix.abstract_buckets
+ *	sysctl); written by @resize only.
+ * @resize: grows or shrinks the abstract half to the number of its sockets.
  */
 struct afunix_table {
 	spinlock_t locks[2 * AFUNIX_HASH_SIZE];
-	struct hlist_head buckets[2 * AFUNIX_HASH_SIZE];
+	struct hlist_head buckets[AFUNIX_HASH_SIZE];
+	struct afunix_chains *abs[AFUNIX_HASH_SIZE];
+	hsiphash_key_t seed;
+	atomic_t n_abstract;
+	int abs_buckets;
+	struct work_struct resize;
 };
 
 /* The ioctl numbers that bindgen cannot see through their macro chains. */
@@ -177,7 +208,11 @@ struct sk_buff_head *afunix_rcvq(struct sock *sk);
 void afunix_table_lock(struct afunix_table *t, unsigned int h, bool nested);
 void afunix_table_unlock(struct afunix_table *t, unsigned int h);
 void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk);
-void afunix_table_del(struct sock *sk);
+void afunix_table_add_abstract(struct afunix_table *t, u32 hash, struct sock *sk);
+void afunix_table_del(struct afunix_table *t, struct sock *sk);
+u32 afunix_name_hash(struct afunix_table *t, const u8 *name, size_t len);
+struct hlist_node *afunix_table_abstract_first(struct afunix_table *t, u32 hash);
+struct sock *afunix_table_next(struct afunix_table *t, unsigned int b, struct sock *sk);
 void afunix_bsd_lock(unsigned int h);
 void afunix_bsd_unlock(unsigned int h);
 void afunix_bsd_add(unsigned int h, struct sock *sk);

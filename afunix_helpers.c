@@ -291,6 +291,117 @@ unsigned long afunix_stream_frags_size(void)
 	return PAGE_SIZE << get_order(32768);
 }
 
+/*
+ * The abstract half of a netns table: chains resized by a work item, one lock stripe
+ * at a time, so that a lookup walks about one socket whatever the number of names
+ * (AF_UNIX's 256 fixed buckets hold 400 each at 100k names). A resize allocates
+ * outside the locks; if it cannot, the table keeps its size and only lookups slow down.
+ */
+static struct afunix_chains *afunix_chains_alloc(unsigned int bits, gfp_t gfp)
+{
+	struct afunix_chains *c;
+	unsigned int i;
+
+	c = kvmalloc(struct_size(c, heads, 1U << bits), gfp);
+	if (!c)
+		return NULL;
+	c->bits = bits;
+	for (i = 0; i < 1U << bits; i++)
+		INIT_HLIST_HEAD(&c->heads[i]);
+	return c;
+}
+
+/* The chains for n abstract sockets: at least n, within the table's limits. */
+static unsigned int afunix_abs_bits(int n)
+{
+	return clamp_t(unsigned int, n > 1 ? order_base_2(n) : 0, AFUNIX_HASH_BITS,
+		       AFUNIX_ABS_MAX_BITS);
+}
+
+/* Moves the abstract sockets of t to 1 << bits chains; false if out of memory. */
+static bool afunix_abs_rehash(struct afunix_table *t, unsigned int bits)
+{
+	/* Only the resize work item (never run twice at once) writes t->abs[]. */
+	struct afunix_chains *old = t->abs[0], *new;
+	struct hlist_node *tmp;
+	unsigned int s, i;
+	struct sock *sk;
+
+	new = afunix_chains_alloc(bits, GFP_KERNEL);
+	if (!new)
+		return false;
+	for (s = 0; s < AFUNIX_HASH_SIZE; s++) {
+		spin_lock(&t->locks[AFUNIX_HASH_SIZE + s]);
+		for (i = s; i < 1U << old->bits; i += AFUNIX_HASH_SIZE) {
+			sk_for_each_safe(sk, tmp, &old->heads[i]) {
+				u32 h = container_of(sk, struct afunix_sock, sk)->name_hash;
+
+				/* The table's reference moves with the socket. */
+				__sk_del_node(sk);
+				hlist_add_head(&sk->sk_node, &new->heads[h & ((1U << bits) - 1)]);
+			}
+		}
+		t->abs[s] = new;
+		spin_unlock(&t->locks[AFUNIX_HASH_SIZE + s]);
+		cond_resched();
+	}
+	WRITE_ONCE(t->abs_buckets, 1 << bits);
+	/* Every stripe points to new: no lock holder can reach old any more. */
+	kvfree(old);
+	return true;
+}
+
+/*
+ * Until the size fits the number of names: inserts and removals that happen during a
+ * rehash see the old size, and may queue this again; it finds nothing left to do.
+ */
+static void afunix_abs_resize(struct work_struct *work)
+{
+	struct afunix_table *t = container_of(work, struct afunix_table, resize);
+	unsigned int bits;
+
+	for (;;) {
+		bits = afunix_abs_bits(atomic_read(&t->n_abstract));
+		if (bits == t->abs[0]->bits || !afunix_abs_rehash(t, bits))
+			return;
+	}
+}
+
+static struct afunix_table *afunix_table_alloc(void)
+{
+	struct afunix_table *t;
+	struct afunix_chains *c;
+	unsigned int i;
+
+	t = kvmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return NULL;
+	c = afunix_chains_alloc(AFUNIX_HASH_BITS, GFP_KERNEL_ACCOUNT);
+	if (!c) {
+		kvfree(t);
+		return NULL;
+	}
+	for (i = 0; i < 2 * AFUNIX_HASH_SIZE; i++)
+		spin_lock_init(&t->locks[i]);
+	for (i = 0; i < AFUNIX_HASH_SIZE; i++) {
+		INIT_HLIST_HEAD(&t->buckets[i]);
+		t->abs[i] = c;
+	}
+	get_random_bytes(&t->seed, sizeof(t->seed));
+	atomic_set(&t->n_abstract, 0);
+	t->abs_buckets = AFUNIX_HASH_SIZE;
+	INIT_WORK(&t->resize, afunix_abs_resize);
+	return t;
+}
+
+/* At netns exit: every socket of the netns is gone, a resize may still be queued. */
+static void afunix_table_free(struct afunix_table *t)
+{
+	cancel_work_sync(&t->resize);
+	kvfree(t->abs[0]);
+	kvfree(t);
+}
+
 /* Per network namespace: the name table, in storage of the module's own. */
 static unsigned int afunix_net_id;
 static const struct seq_operations *afunix_proc_ops;
@@ -312,25 +423,27 @@ static struct ctl_table afunix_sysctl_template[] = {
 		.extra1 = SYSCTL_ZERO,
 		.extra2 = SYSCTL_INT_MAX,
 	},
+	{
+		.procname = "abstract_buckets",
+		.maxlen = sizeof(int),
+		.mode = 0444,
+		.proc_handler = proc_dointvec,
+	},
 };
 
 static int __net_init afunix_net_init(struct net *net)
 {
 	struct afunix_net *an = net_generic(net, afunix_net_id);
-	int i;
 
-	an->table = kvmalloc(sizeof(*an->table), GFP_KERNEL_ACCOUNT);
+	an->table = afunix_table_alloc();
 	if (!an->table)
 		return -ENOMEM;
-	for (i = 0; i < 2 * AFUNIX_HASH_SIZE; i++) {
-		spin_lock_init(&an->table->locks[i]);
-		INIT_HLIST_HEAD(&an->table->buckets[i]);
-	}
 	an->max_dgram_qlen = 10;
 	an->sysctl = kmemdup(afunix_sysctl_template, sizeof(afunix_sysctl_template), GFP_KERNEL);
 	if (!an->sysctl)
 		goto err_table;
 	an->sysctl[0].data = &an->max_dgram_qlen;
+	an->sysctl[1].data = &an->table->abs_buckets;
 	an->sysctl_hdr = register_net_sysctl_sz(net, "net/" KBUILD_MODNAME, an->sysctl,
 						ARRAY_SIZE(afunix_sysctl_template));
 	if (!an->sysctl_hdr)
@@ -345,7 +458,7 @@ err_proc:
 err_sysctl:
 	kfree(an->sysctl);
 err_table:
-	kvfree(an->table);
+	afunix_table_free(an->table);
 	return -ENOMEM;
 }
 
@@ -356,7 +469,7 @@ static void __net_exit afunix_net_exit(struct net *net)
 	remove_proc_entry(KBUILD_MODNAME, net->proc_net);
 	unregister_net_sysctl_table(an->sysctl_hdr);
 	kfree(an->sysctl);
-	kvfree(an->table);
+	afunix_table_free(an->table);
 }
 
 static struct pernet_operations afunix_net_ops = {
@@ -412,9 +525,72 @@ void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk)
 	sk_add_node(sk, &t->buckets[h]);
 }
 
-void afunix_table_del(struct sock *sk)
+/* The key is per table: names that collide in one netns do not in another. */
+u32 afunix_name_hash(struct afunix_table *t, const u8 *name, size_t len)
 {
-	sk_del_node_init(sk);
+	return hsiphash(name, len, &t->seed);
+}
+
+/* The chain of an abstract name hash, under the lock of its stripe. */
+static struct hlist_head *afunix_abs_chain(struct afunix_table *t, u32 hash)
+{
+	struct afunix_chains *c = t->abs[hash & (AFUNIX_HASH_SIZE - 1)];
+
+	return &c->heads[hash & ((1U << c->bits) - 1)];
+}
+
+struct hlist_node *afunix_table_abstract_first(struct afunix_table *t, u32 hash)
+{
+	return afunix_abs_chain(t, hash)->first;
+}
+
+/* Links a socket whose name hashes to @hash, under the lock of its stripe. */
+void afunix_table_add_abstract(struct afunix_table *t, u32 hash, struct sock *sk)
+{
+	sk_add_node(sk, afunix_abs_chain(t, hash));
+	if (atomic_inc_return(&t->n_abstract) > READ_ONCE(t->abs_buckets) &&
+	    READ_ONCE(t->abs_buckets) < 1 << AFUNIX_ABS_MAX_BITS)
+		schedule_work(&t->resize);
+}
+
+/* Unlinks a socket (if linked), under the lock of its bucket. */
+void afunix_table_del(struct afunix_table *t, struct sock *sk)
+{
+	int n, size;
+
+	if (!sk_del_node_init(sk) ||
+	    container_of(sk, struct afunix_sock, sk)->hash < AFUNIX_HASH_SIZE)
+		return;
+	n = atomic_dec_return(&t->n_abstract);
+	size = READ_ONCE(t->abs_buckets);
+	if (size > AFUNIX_HASH_SIZE && n < size / 4)
+		schedule_work(&t->resize);
+}
+
+/*
+ * For /proc: the socket after @sk in bucket @b (the first one if @sk is NULL), or NULL;
+ * under the bucket's lock.
+ */
+struct sock *afunix_table_next(struct afunix_table *t, unsigned int b, struct sock *sk)
+{
+	struct afunix_chains *c;
+	unsigned int i;
+
+	if (sk && sk->sk_node.next)
+		return hlist_entry(sk->sk_node.next, struct sock, sk_node);
+	if (b < AFUNIX_HASH_SIZE)
+		return sk ? NULL : sk_head(&t->buckets[b]);
+	c = t->abs[b - AFUNIX_HASH_SIZE];
+	if (sk)
+		i = (container_of(sk, struct afunix_sock, sk)->name_hash &
+		     ((1U << c->bits) - 1)) + AFUNIX_HASH_SIZE;
+	else
+		i = b - AFUNIX_HASH_SIZE;
+	for (; i < 1U << c->bits; i += AFUNIX_HASH_SIZE) {
+		if (!hlist_empty(&c->heads[i]))
+			return sk_head(&c->heads[i]);
+	}
+	return NULL;
 }
 
 /* The global pathname table, keyed by inode number, linked by sk_bind_node. */

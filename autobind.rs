@@ -10,7 +10,7 @@
 //! space slows the caller but never stalls the CPU.
 
 use crate::addr::Address;
-use crate::hash::{Bucket, NameHash};
+use crate::hash::Bucket;
 use crate::sock::{autobind_bits, cond_resched, random_u32, Sock};
 use kernel::error::{code::ENOSPC, Result};
 use kernel::prelude::*;
@@ -38,7 +38,7 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
     loop {
         num = num.wrapping_add(1) & mask;
         addr.set_autobind_num(num);
-        let h = NameHash::new(addr.name(), sk.sk_type());
+        let h = table.name_hash(addr.name(), sk.sk_type());
         let new = Bucket::abstract_name(h);
         let mut g = table.lock2(old, new);
         if g.find_name(h, addr.name()).is_none() {

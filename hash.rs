@@ -9,6 +9,12 @@
 //! and a DGRAM socket may bind the same name. Each bucket has its own spinlock; a
 //! rehash (bind) takes the old and the new bucket in ascending order.
 //!
+//! Past AF_UNIX, the abstract half stays flat as names grow: each of its buckets is a
+//! lock stripe over chains `i` with `i % HASH_SIZE` fixed, the chains are resized (by a
+//! work item, stripe by stripe, `afunix_abs_resize`) to about one socket each, up to
+//! `2^AFUNIX_ABS_MAX_BITS` chains, and the name hash is keyed per table (hsiphash), so
+//! names chosen to collide in one namespace do not collide in another.
+//!
 //! Pathname sockets are also in one global table keyed by inode ("af_unix: Put
 //! pathname sockets in the global hash table"), so that a socket file reaches its
 //! socket from every netns that can resolve it.
@@ -53,10 +59,14 @@ impl Bucket {
         Bucket(ino as u32 & HASH_MOD)
     }
 
-    /// The bucket of an abstract name for a socket type, in the upper half.
+    /// The bucket (lock stripe) of an abstract name for a socket type, in the upper half.
     pub(crate) fn abstract_name(h: NameHash) -> Bucket {
         // INVARIANT: `HASH_SIZE + (h & HASH_MOD) < 2 * HASH_SIZE`.
         Bucket(HASH_SIZE + (h.0 & HASH_MOD))
+    }
+
+    fn is_abstract(self) -> bool {
+        self.0 >= HASH_SIZE
     }
 
     /// The bucket a socket is in (`sk_hash`), read under that bucket's lock or the
@@ -65,32 +75,15 @@ impl Bucket {
         // INVARIANT: Only `Bucket` values are stored (`Locked::rehash`, `insert`).
         Bucket(sk.hash() % (2 * HASH_SIZE))
     }
-
-    fn index(self) -> usize {
-        self.0 as usize
-    }
 }
 
-/// The full hash of an abstract name (`sun_path` bytes) and a socket type.
+/// The full hash of an abstract name (`sun_path` bytes) and a socket type, in one table.
 ///
-/// Its low bits choose the bucket; all of it is kept in each bound socket and compared
-/// before the name, so a lookup reads the name of (almost) only the socket it finds.
+/// Its low bits choose the stripe and the chain; all of it is kept in each bound socket
+/// and compared before the name, so a lookup reads the name of (almost) only the socket
+/// it finds.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct NameHash(u32);
-
-impl NameHash {
-    /// FNV-1a over the name, folded as AF_UNIX folds its checksum, then the type.
-    pub(crate) fn new(name: &[u8], ty: u16) -> NameHash {
-        let mut h: u32 = 0x811c_9dc5;
-        for &b in name {
-            h ^= u32::from(b);
-            h = h.wrapping_mul(0x0100_0193);
-        }
-        h ^= h >> 16;
-        h ^= h >> 8;
-        NameHash(h ^ u32::from(ty))
-    }
-}
 
 /// The name table of a socket's network namespace.
 ///
@@ -114,6 +107,14 @@ impl Sock {
 }
 
 impl Table<'_> {
+    /// The hash of an abstract name for a socket type: hsiphash keyed by this table,
+    /// then the type, as AF_UNIX mixes it into its own.
+    pub(crate) fn name_hash(&self, name: &[u8], ty: u16) -> NameHash {
+        // SAFETY: `self.t` is a live table; `name` is `name.len()` readable bytes.
+        let h = unsafe { bindings::afunix_name_hash(self.t, name.as_ptr(), name.len()) };
+        NameHash(h ^ u32::from(ty))
+    }
+
     /// Locks one bucket.
     pub(crate) fn lock(&self, b: Bucket) -> Locked<'_> {
         self.lock2(b, b)
@@ -166,15 +167,33 @@ impl Locked<'_> {
         rust_afunix_find_socket_byname(self, h, name)
     }
 
-    /// Links an unbound socket into bucket `b` (which must be locked).
+    /// Links an unbound socket into bucket `b` of the lower half (which must be locked).
     pub(crate) fn insert(&mut self, sk: &Sock, b: Bucket) -> Result {
+        self.link(sk, b, None)
+    }
+
+    /// Links `sk`, in no table, into `b`: in the lower half, or the chain of `h` (whose
+    /// bucket `b` is) in the upper one. `b` must be locked.
+    fn link(&mut self, sk: &Sock, b: Bucket, h: Option<NameHash>) -> Result {
         if !self.holds(b) {
             return Err(EINVAL);
         }
-        sk.set_hash(b.0);
-        // SAFETY: The bucket is locked; `sk` is live and not in a table (new). The
-        // table takes a reference.
-        unsafe { bindings::afunix_table_add(self.t, b.0, sk.as_ptr()) };
+        match h {
+            None if !b.is_abstract() => {
+                sk.set_hash(b.0);
+                // SAFETY: The bucket (< `HASH_SIZE`) is locked; `sk` is live and in no
+                // table. The table takes a reference.
+                unsafe { bindings::afunix_table_add(self.t, b.0, sk.as_ptr()) };
+            }
+            Some(h) if Bucket::abstract_name(h) == b => {
+                sk.set_name_hash(h.0);
+                sk.set_hash(b.0);
+                // SAFETY: The stripe of `h` is locked; `sk` is live and in no table. The
+                // table takes a reference.
+                unsafe { bindings::afunix_table_add_abstract(self.t, h.0, sk.as_ptr()) };
+            }
+            _ => return Err(EINVAL),
+        }
         Ok(())
     }
 
@@ -185,7 +204,7 @@ impl Locked<'_> {
         }
         // SAFETY: `sk`'s bucket is locked; unlinking an unlinked socket does nothing.
         // The table's reference is dropped; the caller holds another.
-        unsafe { bindings::afunix_table_del(sk.as_ptr()) };
+        unsafe { bindings::afunix_table_del(self.t, sk.as_ptr()) };
         Ok(())
     }
 
@@ -202,13 +221,14 @@ impl Locked<'_> {
         if !self.holds(Bucket::of(sk)) || !self.holds(new) {
             return Err(EINVAL);
         }
-        // SAFETY: The old bucket is locked; the table's reference goes and comes back.
-        unsafe { bindings::afunix_table_del(sk.as_ptr()) };
-        sk.publish_addr(addr);
-        if let Some(h) = h {
-            sk.set_name_hash(h.0);
+        if new.is_abstract() != h.is_some() || h.is_some_and(|h| Bucket::abstract_name(h) != new)
+        {
+            return Err(EINVAL);
         }
-        self.insert(sk, new)
+        // SAFETY: The old bucket is locked; the table's reference goes and comes back.
+        unsafe { bindings::afunix_table_del(self.t, sk.as_ptr()) };
+        sk.publish_addr(addr);
+        self.link(sk, new, h)
     }
 }
 
@@ -238,7 +258,7 @@ unsafe fn sock_of<'a>(node: *mut bindings::hlist_node, offset: u32) -> Option<&'
     Some(unsafe { Sock::from_raw(node.byte_sub(offset as usize).cast()) })
 }
 
-/// Walks the bucket of `h` for the abstract `name`: AF_UNIX's
+/// Walks the chain of `h` for the abstract `name`: AF_UNIX's
 /// `__unix_find_socket_byname`, with the full hash compared first.
 ///
 /// A function of its own, never inlined, under a fixed symbol name, for kprobes
@@ -250,9 +270,8 @@ fn rust_afunix_find_socket_byname<'a>(
     h: NameHash,
     name: &[u8],
 ) -> Option<&'a Sock> {
-    let b = Bucket::abstract_name(h);
-    // SAFETY: `b` is a valid index (invariant) of the live, locked table.
-    let mut node = unsafe { (*g.t).buckets[b.index()].first };
+    // SAFETY: The table is live and the stripe of `h` is locked (`find_name`).
+    let mut node = unsafe { bindings::afunix_table_abstract_first(g.t, h.0) };
     // SAFETY: Linked sockets are live while the bucket is locked (the table holds a
     // reference to each); `node` is the `sk_node` of each.
     while let Some(s) = unsafe { sock_of(node, bindings::AFUNIX_SK_NODE_OFFSET) } {
@@ -362,20 +381,15 @@ pub(crate) mod seq {
         b: u64,
         offset: u64,
     ) -> *mut bindings::sock {
-        // SAFETY: `b` is in range and the table is live (safety requirements).
-        let mut node = unsafe { (*t).buckets[b as usize].first };
-        let mut count = 0;
-        while !node.is_null() {
-            count += 1;
-            // SAFETY: `node` is the `sk_node` of a socket linked in the locked bucket.
-            let sk = unsafe { node.byte_sub(bindings::AFUNIX_SK_NODE_OFFSET as usize) };
-            if count == offset {
-                return sk.cast();
+        let mut sk = core::ptr::null_mut();
+        for _ in 0..offset {
+            // SAFETY: `b` is in range, locked, and `sk` is NULL or a socket linked in it.
+            sk = unsafe { bindings::afunix_table_next(t, b as u32, sk) };
+            if sk.is_null() {
+                break;
             }
-            // SAFETY: As above.
-            node = unsafe { (*node).next };
         }
-        core::ptr::null_mut()
+        sk
     }
 
     /// The socket at `pos`, or the first after it; its bucket is left locked.
@@ -415,18 +429,10 @@ pub(crate) mod seq {
         pos: &mut i64,
     ) -> *mut bindings::sock {
         let b = bucket(*pos);
-        // SAFETY: `sk` is linked in the locked bucket `b`.
-        let node = unsafe {
-            (*sk.byte_add(bindings::AFUNIX_SK_NODE_OFFSET as usize)
-                .cast::<bindings::hlist_node>())
-            .next
-        };
-        if !node.is_null() {
-            // SAFETY: The next socket of the same locked bucket.
-            return unsafe {
-                node.byte_sub(bindings::AFUNIX_SK_NODE_OFFSET as usize)
-                    .cast()
-            };
+        // SAFETY: `sk` is linked in the locked bucket `b` (< `2 * HASH_SIZE`).
+        let next = unsafe { bindings::afunix_table_next(t, b as u32, sk) };
+        if !next.is_null() {
+            return next;
         }
         // SAFETY: Bucket `b` was locked by `first`.
         unsafe { bindings::afunix_table_unlock(t, b as u32) };

@@ -8,7 +8,7 @@
 use crate::addr::{Address, Name, SunAddr, AF_UNIX, PATH_OFFSET};
 use crate::autobind::autobind;
 use crate::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
-use crate::hash::{self, Bucket, NameHash};
+use crate::hash::{self, Bucket};
 use crate::sock::Sock;
 use crate::vfs::{NewSocketInode, SocketFile};
 use kernel::error::{code::*, Result};
@@ -45,7 +45,7 @@ fn bind_abstract(sk: &Sock, addr: Address) -> Result {
         return Err(EINVAL);
     }
     let table = sk.table();
-    let h = NameHash::new(addr.name(), sk.sk_type());
+    let h = table.name_hash(addr.name(), sk.sk_type());
     let new = Bucket::abstract_name(h);
     let mut g = table.lock2(Bucket::of(sk), new);
     if g.find_name(h, addr.name()).is_some() {
@@ -115,7 +115,7 @@ pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
         }
         Name::Abstract(n) => {
             let table = sk.table();
-            let h = NameHash::new(n, ty);
+            let h = table.name_hash(n, ty);
             let g = table.lock(Bucket::abstract_name(h));
             g.find_name(h, n).map(ARef::from).ok_or(ECONNREFUSED.into())
         }

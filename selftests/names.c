@@ -14,8 +14,10 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 
@@ -1976,6 +1978,164 @@ static int proc_many_in_new_netns(const void *p)
 TEST_F(names, proc_net_many)
 {
 	EXPECT_EQ(0, in_child(proc_many_in_new_netns, &self->family));
+}
+
+/*
+ * Many abstract names, bound by two processes at once: every name stays reachable and
+ * taken, /proc lists each once, closed names are gone. On the module this is where the
+ * abstract half of the table grows (net.rust_afunix.abstract_buckets, resized by a work
+ * item while both bind) and shrinks back when the names go.
+ */
+#define MANY 700
+#define ABS_BUCKETS "/proc/sys/net/rust_afunix/abstract_buckets"
+
+static int many_name(struct sockaddr_un *sun, int family, char who, int i)
+{
+	char name[8];
+
+	snprintf(name, sizeof(name), "%c%05d", who, i);
+	return abstract_addr(sun, family, name, 6);
+}
+
+/* Binds MANY datagram sockets to names `who`00000..; their fds in `fds`. */
+static int bind_many(int family, char who, int *fds)
+{
+	struct sockaddr_un sun;
+	int i;
+
+	for (i = 0; i < MANY; i++) {
+		fds[i] = bound(family, SOCK_DGRAM, &sun, many_name(&sun, family, who, i));
+		if (fds[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* 0 if every name `who`* is reachable (connect) and taken (bind), or none is if !live. */
+static int check_many(int family, char who, bool live)
+{
+	int fd = socket(family, SOCK_DGRAM, 0), i, err = 0;
+	struct sockaddr_un sun;
+
+	for (i = 0; i < MANY && !err; i++) {
+		int len = many_name(&sun, family, who, i), other;
+
+		/* A datagram connect looks the name up and queues nothing. */
+		if (ERRNO_OF(connect(fd, SA(&sun), len)) != (live ? 0 : ECONNREFUSED))
+			err = 1;
+		/* A new socket per bind is the slow part under the debug kernel: a sample. */
+		if (i % 8)
+			continue;
+		other = bound(family, SOCK_DGRAM, &sun, len);
+		if ((other >= 0) == live)
+			err = 2;
+		if (other >= 0)
+			close(other);
+	}
+	close(fd);
+	return err;
+}
+
+/* Waits (polling, bounded) until the netns's abstract chains number `want`. */
+static bool buckets_become(int want)
+{
+	struct timespec ms = { .tv_nsec = 1000000 };
+	int i;
+
+	for (i = 0; i < 60000; i++) {
+		if (read_int_file(ABS_BUCKETS) == want)
+			return true;
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
+/* The names `who`* that /proc lists, each seen at most once; -1 on a duplicate. */
+static int proc_count(int family, char who)
+{
+	static bool seen[MANY];
+	char line[512], pat[4] = { ' ', '@', who };
+	int n = 0, i;
+	FILE *f;
+
+	memset(seen, 0, sizeof(seen));
+	f = fopen(family == AF_UNIX ? "/proc/net/unix" : "/proc/net/rust_afunix", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, pat);
+
+		if (!at)
+			continue;
+		i = atoi(at + 3);
+		if (i < 0 || i >= MANY || seen[i]) {
+			n = -1;
+			break;
+		}
+		seen[i] = true;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static int many_in_new_netns(const void *p)
+{
+	int family = *(const int *)p, go[2], done[2], i, status;
+	struct rlimit rl = { 2 * MANY + 64, 2 * MANY + 64 };
+	bool ours = family != AF_UNIX;
+	static int fds[MANY];
+	pid_t pid;
+	char c;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) || unshare(CLONE_NEWNET) || pipe(go) || pipe(done))
+		return 100;
+	if (ours && read_int_file(ABS_BUCKETS) != 256)
+		return 101;
+	pid = fork();
+	if (pid < 0)
+		return 102;
+	if (!pid) {
+		/* Binds with the parent, reports, and keeps its names until told to go. */
+		close(go[1]);
+		close(done[0]);
+		c = bind_many(family, 'c', fds) ? 'e' : 'k';
+		if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	close(done[1]);
+	if (bind_many(family, 'p', fds))
+		return 103;
+	if (read(done[0], &c, 1) != 1 || c != 'k')
+		return 104;
+	if (check_many(family, 'p', true) || check_many(family, 'c', true))
+		return 105;
+	if (ours && !buckets_become(2048))
+		return 106;
+	if (proc_count(family, 'p') != MANY || proc_count(family, 'c') != MANY)
+		return 107;
+	/* Still all there once the resize is over. */
+	if (check_many(family, 'p', true) || check_many(family, 'c', true))
+		return 108;
+	for (i = 0; i < MANY; i++)
+		close(fds[i]);
+	if (check_many(family, 'p', false) || check_many(family, 'c', true))
+		return 109;
+	close(go[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 110;
+	if (check_many(family, 'c', false) || proc_count(family, 'c') != 0)
+		return 111;
+	if (ours && !buckets_become(256))
+		return 112;
+	return 0;
+}
+
+TEST_F_TIMEOUT(names, abstract_many_names, 300)
+{
+	EXPECT_EQ(0, in_child(many_in_new_netns, &self->family));
 }
 
 TEST_HARNESS_MAIN
