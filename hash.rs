@@ -221,8 +221,7 @@ impl Locked<'_> {
         if !self.holds(Bucket::of(sk)) || !self.holds(new) {
             return Err(EINVAL);
         }
-        if new.is_abstract() != h.is_some() || h.is_some_and(|h| Bucket::abstract_name(h) != new)
-        {
+        if new.is_abstract() != h.is_some() || h.is_some_and(|h| Bucket::abstract_name(h) != new) {
             return Err(EINVAL);
         }
         // SAFETY: The old bucket is locked; the table's reference goes and comes back.
