@@ -61,10 +61,10 @@ check: setup module selftests shim
 # bench/results/<time>-<commit>/ (results.md, results.json, raw files).
 bench: setup selftests shim bench/lookup bench/datapath bench/autobind
 	@$(MAKE) -s module KVARIANT=perf
-	@$(SCRIPTS)/vm-run --kernel perf --memory 4G --timeout 5400 -- bench/run-guest
+	@$(SCRIPTS)/vm-run --kernel perf --memory 8G --timeout 5400 -- bench/run-guest
 	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty); \
 	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && bench/report $$run && \
-	echo "bench: results in $$run"
+	bench/plot $$run && echo "bench: results in $$run"
 
 bench/lookup bench/datapath bench/autobind: %: %.c
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<

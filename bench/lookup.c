@@ -42,17 +42,22 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int module_family(void)
+static int read_int(const char *path)
 {
-	FILE *f = fopen("/sys/module/rust_afunix/parameters/family", "r");
-	int fam = -1;
+	FILE *f = fopen(path, "r");
+	int v = -1;
 
 	if (f) {
-		if (fscanf(f, "%d", &fam) != 1)
-			fam = -1;
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
 		fclose(f);
 	}
-	return fam;
+	return v;
+}
+
+static int module_family(void)
+{
+	return read_int("/sys/module/rust_afunix/parameters/family");
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -103,7 +108,7 @@ int main(int argc, char **argv)
 	long hist[40] = { 0 };
 	char dir[64];
 	struct rlimit rl;
-	int family, fd, len;
+	int family, fd, len, chains;
 
 	if (argc != 6 && argc != 7) {
 		fprintf(stderr, "usage: lookup unix|ours N_ABS N_PATH M LABEL [seq|rand]\n");
@@ -169,6 +174,8 @@ int main(int argc, char **argv)
 		sum += lat[i];
 	}
 	prctl(PR_SET_NAME, "lookup-done");
+	/* The module's abstract chains in this netns after the run (-1 for AF_UNIX). */
+	chains = family == AF_UNIX ? -1 : read_int("/proc/sys/net/rust_afunix/abstract_buckets");
 
 	for (i = 0; i < m; i++) {
 		long long us = lat[i] / 1000;
@@ -181,9 +188,9 @@ int main(int argc, char **argv)
 	printf("{\"bench\": \"lookup\", \"family\": \"%s\", \"names\": \"%s\", "
 	       "\"n_abs\": %ld, \"n_path\": %ld, "
 	       "\"m\": %ld, \"setup_s\": %.3f, \"mean_ns\": %lld, \"p50_ns\": %lld, "
-	       "\"p90_ns\": %lld, \"p99_ns\": %lld, \"max_ns\": %lld, \"hist_log2_us\": [",
+	       "\"p90_ns\": %lld, \"p99_ns\": %lld, \"max_ns\": %lld, \"chains\": %d, \"hist_log2_us\": [",
 	       argv[1], rand_names ? "rand" : "seq", n_abs, n_path, m, setup / 1e9, m ? sum / m : 0, lat[m / 2],
-	       lat[m * 9 / 10], lat[m * 99 / 100], lat[m - 1]);
+	       lat[m * 9 / 10], lat[m * 99 / 100], lat[m - 1], chains);
 	for (k = 0; k < 40; k++)
 		printf("%s%ld", k ? ", " : "", hist[k]);
 	printf("]}\n");
