@@ -121,6 +121,23 @@ impl Address {
         a
     }
 
+    /// The number of an autobind name (`"\0%05x"`, lower-case digits), if this is one.
+    pub(crate) fn autobind_num(&self) -> Option<u32> {
+        match self.name() {
+            [0, digits @ ..] if digits.len() == AUTOBIND_LEN - PATH_OFFSET - 1 => {
+                digits.iter().try_fold(0u32, |num, &c| {
+                    let d = match c {
+                        b'0'..=b'9' => c - b'0',
+                        b'a'..=b'f' => c - b'a' + 10,
+                        _ => return None,
+                    };
+                    Some(num << 4 | u32::from(d))
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// Rewrites the five hex digits of an autobind address.
     pub(crate) fn set_autobind_num(&mut self, num: u32) {
         const HEX: &[u8; 16] = b"0123456789abcdef";

@@ -68,6 +68,9 @@ struct afunix_chains {
  * @abs_buckets: chains of the abstract half (the net.rust_afunix.abstract_buckets
  *	sysctl); written by @resize only.
  * @resize: grows or shrinks the abstract half to the number of its sockets.
+ * @autobind_map: per socket type (STREAM, DGRAM, SEQPACKET), a bit per autobind name
+ *	"\0%05x": set while a socket of that type is known to hold the name. Set and
+ *	cleared under the name's bucket lock; allocated at the first autobind.
  */
 struct afunix_table {
 	spinlock_t locks[2 * AFUNIX_HASH_SIZE];
@@ -77,6 +80,7 @@ struct afunix_table {
 	atomic_t n_abstract;
 	int abs_buckets;
 	struct work_struct resize;
+	unsigned long *autobind_map[3];
 };
 
 /* The ioctl numbers that bindgen cannot see through their macro chains. */
@@ -209,8 +213,12 @@ void afunix_table_lock(struct afunix_table *t, unsigned int h, bool nested);
 void afunix_table_unlock(struct afunix_table *t, unsigned int h);
 void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk);
 void afunix_table_add_abstract(struct afunix_table *t, u32 hash, struct sock *sk);
-void afunix_table_del(struct afunix_table *t, struct sock *sk);
+bool afunix_table_del(struct afunix_table *t, struct sock *sk);
 u32 afunix_name_hash(struct afunix_table *t, const u8 *name, size_t len);
+int afunix_autobind_prepare(struct afunix_table *t, int type);
+unsigned long afunix_autobind_next(struct afunix_table *t, int type, unsigned long from,
+				   unsigned long to);
+void afunix_autobind_mark(struct afunix_table *t, int type, unsigned long num, bool taken);
 struct hlist_node *afunix_table_abstract_first(struct afunix_table *t, u32 hash);
 struct sock *afunix_table_next(struct afunix_table *t, unsigned int b, struct sock *sk);
 void afunix_bsd_lock(unsigned int h);

@@ -388,6 +388,7 @@ static struct afunix_table *afunix_table_alloc(void)
 		t->abs[i] = c;
 	}
 	get_random_bytes(&t->seed, sizeof(t->seed));
+	memset(t->autobind_map, 0, sizeof(t->autobind_map));
 	atomic_set(&t->n_abstract, 0);
 	t->abs_buckets = AFUNIX_HASH_SIZE;
 	INIT_WORK(&t->resize, afunix_abs_resize);
@@ -397,9 +398,88 @@ static struct afunix_table *afunix_table_alloc(void)
 /* At netns exit: every socket of the netns is gone, a resize may still be queued. */
 static void afunix_table_free(struct afunix_table *t)
 {
+	int i;
+
 	cancel_work_sync(&t->resize);
+	for (i = 0; i < ARRAY_SIZE(t->autobind_map); i++)
+		kvfree(t->autobind_map[i]);
 	kvfree(t->abs[0]);
 	kvfree(t);
+}
+
+/*
+ * The autobind map: which names of the 2^20 autobind names are taken, per socket type,
+ * so that autobind skips taken names 64 at a time instead of looking each one up; a
+ * nearly full space costs a bit scan, not a million lookups. The table stays the
+ * authority: a name bound explicitly in the "\0%05x" form is not in the map until an
+ * autobind finds it taken (and marks it).
+ */
+#define AFUNIX_AUTOBIND_NAMES (1UL << 20)
+
+/* The index of a socket type's map, or -1. */
+static int afunix_autobind_index(int type)
+{
+	switch (type) {
+	case SOCK_STREAM:
+		return 0;
+	case SOCK_DGRAM:
+		return 1;
+	case SOCK_SEQPACKET:
+		return 2;
+	}
+	return -1;
+}
+
+static unsigned long *afunix_autobind_map(struct afunix_table *t, int type)
+{
+	int i = afunix_autobind_index(type);
+
+	/* Pairs with the cmpxchg() that publishes the zeroed map. */
+	return i < 0 ? NULL : smp_load_acquire(&t->autobind_map[i]);
+}
+
+/* Allocates the map of @type, if not yet (may sleep: before any spinlock). */
+int afunix_autobind_prepare(struct afunix_table *t, int type)
+{
+	int i = afunix_autobind_index(type);
+	unsigned long *map;
+
+	if (i < 0)
+		return -EINVAL;
+	if (afunix_autobind_map(t, type))
+		return 0;
+	map = kvcalloc(BITS_TO_LONGS(AFUNIX_AUTOBIND_NAMES), sizeof(long), GFP_KERNEL_ACCOUNT);
+	if (!map)
+		return -ENOMEM;
+	/* Fully ordered: the zeroed map is visible before its pointer. */
+	if (cmpxchg(&t->autobind_map[i], NULL, map))
+		kvfree(map);
+	return 0;
+}
+
+/* The first name in [@from, @to) that the map does not know taken, or @to. */
+unsigned long afunix_autobind_next(struct afunix_table *t, int type, unsigned long from,
+				   unsigned long to)
+{
+	unsigned long *map = afunix_autobind_map(t, type);
+
+	to = min(to, AFUNIX_AUTOBIND_NAMES);
+	if (from >= to)
+		return to;
+	return map ? find_next_zero_bit(map, to, from) : from;
+}
+
+/* Records autobind name @num of @type as taken or free, under its bucket lock. */
+void afunix_autobind_mark(struct afunix_table *t, int type, unsigned long num, bool taken)
+{
+	unsigned long *map = afunix_autobind_map(t, type);
+
+	if (!map || num >= AFUNIX_AUTOBIND_NAMES)
+		return;
+	if (taken)
+		set_bit(num, map);
+	else
+		clear_bit(num, map);
 }
 
 /* Per network namespace: the name table, in storage of the module's own. */
@@ -553,18 +633,20 @@ void afunix_table_add_abstract(struct afunix_table *t, u32 hash, struct sock *sk
 		schedule_work(&t->resize);
 }
 
-/* Unlinks a socket (if linked), under the lock of its bucket. */
-void afunix_table_del(struct afunix_table *t, struct sock *sk)
+/* Unlinks a socket, under the lock of its bucket; false if it was not linked. */
+bool afunix_table_del(struct afunix_table *t, struct sock *sk)
 {
 	int n, size;
 
-	if (!sk_del_node_init(sk) ||
-	    container_of(sk, struct afunix_sock, sk)->hash < AFUNIX_HASH_SIZE)
-		return;
+	if (!sk_del_node_init(sk))
+		return false;
+	if (container_of(sk, struct afunix_sock, sk)->hash < AFUNIX_HASH_SIZE)
+		return true;
 	n = atomic_dec_return(&t->n_abstract);
 	size = READ_ONCE(t->abs_buckets);
 	if (size > AFUNIX_HASH_SIZE && n < size / 4)
 		schedule_work(&t->resize);
+	return true;
 }
 
 /*

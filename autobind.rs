@@ -5,9 +5,14 @@
 //!
 //! The name is `"\0%05x"` (an abstract name of five hex digits). The search starts at
 //! a random point of `0..=0xFFFFF` and goes up, wrapping around; when it comes back to
-//! where it started, every name is taken and the bind fails with `ENOSPC`. The bucket
-//! locks are dropped between tries, with a `cond_resched()`, so a nearly full name
-//! space slows the caller but never stalls the CPU.
+//! where it started, every name is taken and the bind fails with `ENOSPC`.
+//!
+//! Past AF_UNIX, which looks every name up in turn (a million lookups for the last
+//! name of a full space), the table keeps a bitmap per socket type of the names it
+//! knows taken: the search skips them 64 at a time and looks up only names the map
+//! says are free. A name bound explicitly in this form is not in the map until a
+//! lookup finds it taken and marks it. The bucket locks are dropped between lookups,
+//! with a `cond_resched()`.
 
 use crate::addr::Address;
 use crate::hash::Bucket;
@@ -31,25 +36,36 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
     // Allocated before any lock; the name is rewritten in place between tries.
     let mut addr = UniqueArc::new(Address::autobind(0), GFP_KERNEL)?;
     let table = sk.table();
+    let ty = sk.sk_type();
+    table.autobind_prepare(ty)?;
     let old = Bucket::of(sk);
-    let mask = name_mask();
-    let mut num = random_u32();
-    let last = num & mask;
+    let names = name_mask() + 1;
+    let start = random_u32() & name_mask();
+    // `start..names`, then `0..start`.
+    let (mut num, mut end, mut wrapped) = (start, names, false);
     loop {
-        num = num.wrapping_add(1) & mask;
+        num = table.autobind_next(ty, num, end);
+        if num >= end {
+            if wrapped {
+                // Every name is taken.
+                return Err(ENOSPC);
+            }
+            (num, end, wrapped) = (0, start, true);
+            continue;
+        }
         addr.set_autobind_num(num);
-        let h = table.name_hash(addr.name(), sk.sk_type());
+        let h = table.name_hash(addr.name(), ty);
         let new = Bucket::abstract_name(h);
         let mut g = table.lock2(old, new);
         if g.find_name(h, addr.name()).is_none() {
-            return g.rehash(sk, addr.into(), new, Some(h));
+            g.rehash(sk, addr.into(), new, Some(h))?;
+            g.autobind_taken(h, ty, num);
+            return Ok(());
         }
+        // Bound under a name the map did not know: explicitly, or by a racing autobind.
+        g.autobind_taken(h, ty, num);
         drop(g);
-        // The lookup may take long when many names are in use.
         cond_resched();
-        if num == last {
-            // Give up: all names seem to be in use.
-            return Err(ENOSPC);
-        }
+        num += 1;
     }
 }

@@ -26,7 +26,7 @@ use crate::addr::Address;
 use crate::bindings;
 use crate::sock::Sock;
 use core::marker::PhantomData;
-use kernel::error::{code::EINVAL, Result};
+use kernel::error::{code::EINVAL, to_result, Result};
 use kernel::sync::Arc;
 use kernel::types::ARef;
 
@@ -115,6 +115,22 @@ impl Table<'_> {
         NameHash(h ^ u32::from(ty))
     }
 
+    /// Makes sure the autobind map of socket type `ty` exists (allocates: may sleep).
+    pub(crate) fn autobind_prepare(&self, ty: u16) -> Result {
+        // SAFETY: `self.t` is a live table.
+        to_result(unsafe { bindings::afunix_autobind_prepare(self.t, ty.into()) })
+    }
+
+    /// The first autobind name number in `from..to` that the map of socket type `ty`
+    /// does not know taken, or `to`. Read without locks: the table has the last word.
+    pub(crate) fn autobind_next(&self, ty: u16, from: u32, to: u32) -> u32 {
+        // SAFETY: `self.t` is a live table; the map is only read.
+        let n = unsafe {
+            bindings::afunix_autobind_next(self.t, ty.into(), from as usize, to as usize)
+        };
+        u32::try_from(n).map_or(to, |n| n.min(to))
+    }
+
     /// Locks one bucket.
     pub(crate) fn lock(&self, b: Bucket) -> Locked<'_> {
         self.lock2(b, b)
@@ -197,14 +213,33 @@ impl Locked<'_> {
         Ok(())
     }
 
-    /// Unlinks `sk` from its bucket (which must be locked).
+    /// Records the autobind name `num` of socket type `ty`, whose hash is `h` (its bucket
+    /// must be locked), as taken: bound now, or found bound by someone else.
+    pub(crate) fn autobind_taken(&mut self, h: NameHash, ty: u16, num: u32) {
+        if self.holds(Bucket::abstract_name(h)) {
+            // SAFETY: `self.t` is a live table and the name's bucket is locked.
+            unsafe { bindings::afunix_autobind_mark(self.t, ty.into(), num as usize, true) };
+        }
+    }
+
+    /// Unlinks `sk` from its bucket (which must be locked); frees its name in the
+    /// autobind map if it has one of that form.
     pub(crate) fn remove(&mut self, sk: &Sock) -> Result {
-        if !self.holds(Bucket::of(sk)) {
+        let b = Bucket::of(sk);
+        if !self.holds(b) {
             return Err(EINVAL);
         }
         // SAFETY: `sk`'s bucket is locked; unlinking an unlinked socket does nothing.
         // The table's reference is dropped; the caller holds another.
-        unsafe { bindings::afunix_table_del(self.t, sk.as_ptr()) };
+        let unlinked = unsafe { bindings::afunix_table_del(self.t, sk.as_ptr()) };
+        if unlinked && b.is_abstract() {
+            if let Some(num) = sk.addr_ref().and_then(Address::autobind_num) {
+                // SAFETY: `self.t` is a live table and the name's bucket is locked.
+                unsafe {
+                    bindings::afunix_autobind_mark(self.t, sk.sk_type().into(), num as usize, false)
+                };
+            }
+        }
         Ok(())
     }
 

@@ -6,6 +6,12 @@
  * in 2 µs linear buckets from 0 to 40 µs (the seed's), plus the count above.
  *
  *	autobind FAMILY P N
+ *	autobind FAMILY fill LIMIT
+ *
+ * The second form fills the name space: one process autobinds datagram sockets until
+ * bind() fails with ENOSPC or LIMIT sockets are bound (0: no limit; the space has 2^20
+ * names), and reports the latency by sixteenths of the run: how autobind slows as the
+ * space fills.
  *
  * FAMILY is "unix" (AF_UNIX) or "ours". The run has a network namespace of its own.
  */
@@ -44,6 +50,58 @@ static int cmp_ll(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The fill run: one process, up to `limit` sockets (0: until ENOSPC). */
+static int fill(int family, const char *name, long limit)
+{
+	struct sockaddr_un sun = { .sun_family = family };
+	long cap = limit ? limit : (1L << 20) + 1, n, i, k;
+	long long t0, t1, start, *lat, *part;
+	struct rlimit rl;
+	int fd, err = 0;
+
+	rl.rlim_cur = rl.rlim_max = cap + 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit (fs.nr_open too low?)");
+	if (unshare(CLONE_NEWNET))
+		die("unshare");
+	lat = calloc(cap, sizeof(*lat));
+	part = calloc(cap / 16 + 1, sizeof(*part));
+	if (!lat || !part)
+		die("calloc");
+	start = now_ns();
+	for (n = 0; n < cap; n++) {
+		fd = socket(family, SOCK_DGRAM, 0);
+		if (fd < 0)
+			die("socket");
+		t0 = now_ns();
+		if (bind(fd, (struct sockaddr *)&sun, sizeof(sa_family_t))) {
+			err = errno;
+			break;
+		}
+		t1 = now_ns();
+		lat[n] = t1 - t0;
+	}
+	if (err && err != ENOSPC) {
+		errno = err;
+		die("bind");
+	}
+	printf("{\"bench\": \"autobind-fill\", \"family\": \"%s\", \"limit\": %ld, "
+	       "\"bound\": %ld, \"enospc\": %s, \"elapsed_s\": %.3f, \"by_16th\": [",
+	       name, limit, n, err == ENOSPC ? "true" : "false", (now_ns() - start) / 1e9);
+	/* p50 and p99 of each sixteenth of the binds, in order. */
+	for (k = 0; k < 16; k++) {
+		long lo = n * k / 16, hi = n * (k + 1) / 16;
+
+		for (i = lo; i < hi; i++)
+			part[i - lo] = lat[i];
+		qsort(part, hi - lo, sizeof(*part), cmp_ll);
+		printf("%s[%lld, %lld]", k ? ", " : "", hi > lo ? part[(hi - lo) / 2] : 0,
+		       hi > lo ? part[(hi - lo) * 99 / 100] : 0);
+	}
+	printf("]}\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int family = AF_UNIX, p, n, i, k, go[2];
@@ -53,7 +111,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: autobind unix|ours P N\n");
+		fprintf(stderr, "usage: autobind unix|ours P N\n       autobind unix|ours fill LIMIT\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "unix")) {
@@ -64,6 +122,8 @@ int main(int argc, char **argv)
 		}
 		fclose(f);
 	}
+	if (!strcmp(argv[2], "fill"))
+		return fill(family, argv[1], atol(argv[3]));
 	p = atoi(argv[2]);
 	n = atoi(argv[3]);
 	if (p < 1 || n < 1)
