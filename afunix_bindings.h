@@ -61,8 +61,9 @@ struct afunix_chains {
  *	sk_node.
  * @abs: buckets [AFUNIX_HASH_SIZE, 2 * AFUNIX_HASH_SIZE): abstract sockets. Bucket
  *	AFUNIX_HASH_SIZE + s is the lock stripe of the chains i of @abs[s] with
- *	i % AFUNIX_HASH_SIZE == s; @abs[s] is read and written under that lock only. All
- *	stripes point to the same chains but while a resize moves them one by one.
+ *	i % AFUNIX_HASH_SIZE == s; @abs[s] is written by @resize under that lock, and
+ *	read under it (or by @resize itself). All stripes point to the same chains but
+ *	while a resize moves them one by one.
  * @seed: the key of the name hash (hsiphash), random per table.
  * @n_abstract: abstract sockets in the table.
  * @abs_buckets: chains of the abstract half (the net.rust_afunix.abstract_buckets

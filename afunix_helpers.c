@@ -327,7 +327,8 @@ static bool afunix_abs_rehash(struct afunix_table *t, unsigned int bits)
 	unsigned int s, i;
 	struct sock *sk;
 
-	new = afunix_chains_alloc(bits, GFP_KERNEL);
+	/* Without memory the table keeps its size: lookups get slower, nothing fails. */
+	new = afunix_chains_alloc(bits, GFP_KERNEL | __GFP_NOWARN);
 	if (!new)
 		return false;
 	for (s = 0; s < AFUNIX_HASH_SIZE; s++) {
@@ -346,25 +347,48 @@ static bool afunix_abs_rehash(struct afunix_table *t, unsigned int bits)
 		cond_resched();
 	}
 	WRITE_ONCE(t->abs_buckets, 1 << bits);
+	/*
+	 * Pairs with the atomic_*_return() of add and del: either they see the new size,
+	 * or afunix_abs_resize() sees their count.
+	 */
+	smp_mb();
 	/* Every stripe points to new: no lock holder can reach old any more. */
 	kvfree(old);
 	return true;
 }
 
 /*
- * Until the size fits the number of names: inserts and removals that happen during a
- * rehash see the old size, and may queue this again; it finds nothing left to do.
+ * The chains the abstract half should have for n names, or its current size: grow
+ * when there are more names than chains, shrink when fewer than a quarter, to twice
+ * the names. The gap keeps a count that goes back and forth from resizing each time.
  */
+static unsigned int afunix_abs_want(unsigned int bits, int n)
+{
+	if (n > 1 << bits)
+		return afunix_abs_bits(n);
+	if (bits > AFUNIX_HASH_BITS && n < (1 << bits) / 4)
+		return afunix_abs_bits(2 * n);
+	return bits;
+}
+
+static void afunix_abs_queue_resize(struct afunix_table *t)
+{
+	/* Long rehashes: not on a per-CPU workqueue. */
+	queue_work(system_unbound_wq, &t->resize);
+}
+
+/* One rehash per run; queued again if the names moved past a threshold meanwhile. */
 static void afunix_abs_resize(struct work_struct *work)
 {
 	struct afunix_table *t = container_of(work, struct afunix_table, resize);
-	unsigned int bits;
+	/* Only this work item (never run twice at once) writes t->abs[]. */
+	unsigned int bits = t->abs[0]->bits, want;
 
-	for (;;) {
-		bits = afunix_abs_bits(atomic_read(&t->n_abstract));
-		if (bits == t->abs[0]->bits || !afunix_abs_rehash(t, bits))
-			return;
-	}
+	want = afunix_abs_want(bits, atomic_read(&t->n_abstract));
+	if (want == bits || !afunix_abs_rehash(t, want))
+		return;
+	if (afunix_abs_want(want, atomic_read(&t->n_abstract)) != want)
+		afunix_abs_queue_resize(t);
 }
 
 static struct afunix_table *afunix_table_alloc(void)
@@ -630,7 +654,7 @@ void afunix_table_add_abstract(struct afunix_table *t, u32 hash, struct sock *sk
 	sk_add_node(sk, afunix_abs_chain(t, hash));
 	if (atomic_inc_return(&t->n_abstract) > READ_ONCE(t->abs_buckets) &&
 	    READ_ONCE(t->abs_buckets) < 1 << AFUNIX_ABS_MAX_BITS)
-		schedule_work(&t->resize);
+		afunix_abs_queue_resize(t);
 }
 
 /* Unlinks a socket, under the lock of its bucket; false if it was not linked. */
@@ -645,7 +669,7 @@ bool afunix_table_del(struct afunix_table *t, struct sock *sk)
 	n = atomic_dec_return(&t->n_abstract);
 	size = READ_ONCE(t->abs_buckets);
 	if (size > AFUNIX_HASH_SIZE && n < size / 4)
-		schedule_work(&t->resize);
+		afunix_abs_queue_resize(t);
 	return true;
 }
 

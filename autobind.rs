@@ -37,10 +37,12 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
     let mut addr = UniqueArc::new(Address::autobind(0), GFP_KERNEL)?;
     let table = sk.table();
     let ty = sk.sk_type();
-    table.autobind_prepare(ty)?;
+    table.autobind_prepare(ty);
     let old = Bucket::of(sk);
-    let names = name_mask() + 1;
-    let start = random_u32() & name_mask();
+    // Read once: the debug parameter may change meanwhile.
+    let mask = name_mask();
+    let names = mask + 1;
+    let start = random_u32() & mask;
     // `start..names`, then `0..start`.
     let (mut num, mut end, mut wrapped) = (start, names, false);
     loop {

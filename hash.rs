@@ -20,13 +20,14 @@
 //! socket from every netns that can resolve it.
 //!
 //! The tables are C data (`struct afunix_table`, lists of `struct sock`); this file is
-//! the thin layer over them. Nothing here allocates: callers allocate before locking.
+//! the thin layer over them. Nothing here allocates under a lock: callers allocate
+//! before locking (`Table::autobind_prepare` allocates, and takes no lock).
 
 use crate::addr::Address;
 use crate::bindings;
 use crate::sock::Sock;
 use core::marker::PhantomData;
-use kernel::error::{code::EINVAL, to_result, Result};
+use kernel::error::{code::EINVAL, Result};
 use kernel::sync::Arc;
 use kernel::types::ARef;
 
@@ -72,7 +73,7 @@ impl Bucket {
     /// The bucket a socket is in (`sk_hash`), read under that bucket's lock or the
     /// socket's bind lock.
     pub(crate) fn of(sk: &Sock) -> Bucket {
-        // INVARIANT: Only `Bucket` values are stored (`Locked::rehash`, `insert`).
+        // INVARIANT: Only `Bucket` values are stored (`Locked::link`).
         Bucket(sk.hash() % (2 * HASH_SIZE))
     }
 }
@@ -116,9 +117,10 @@ impl Table<'_> {
     }
 
     /// Makes sure the autobind map of socket type `ty` exists (allocates: may sleep).
-    pub(crate) fn autobind_prepare(&self, ty: u16) -> Result {
+    /// Without it (no memory), autobind looks every name up, as AF_UNIX does.
+    pub(crate) fn autobind_prepare(&self, ty: u16) {
         // SAFETY: `self.t` is a live table.
-        to_result(unsafe { bindings::afunix_autobind_prepare(self.t, ty.into()) })
+        let _ = unsafe { bindings::afunix_autobind_prepare(self.t, ty.into()) };
     }
 
     /// The first autobind name number in `from..to` that the map of socket type `ty`
