@@ -93,6 +93,19 @@ enum {
 	AFUNIX_ENOIOCTLCMD = ENOIOCTLCMD,
 };
 
+/*
+ * What differs between architectures: the page size and frags per skb (x86-64: 4096
+ * and 17), for sizing skbs, and the socket type numbers (MIPS swaps STREAM and DGRAM).
+ */
+enum {
+	AFUNIX_PAGE_SIZE = PAGE_SIZE,
+	AFUNIX_MAX_SKB_FRAGS = MAX_SKB_FRAGS,
+	AFUNIX_SOCK_STREAM = SOCK_STREAM,
+	AFUNIX_SOCK_DGRAM = SOCK_DGRAM,
+	AFUNIX_SOCK_RAW = SOCK_RAW,
+	AFUNIX_SOCK_SEQPACKET = SOCK_SEQPACKET,
+};
+
 /* Offsets of the two list nodes in struct sock, for the Rust side's list walks. */
 enum {
 	AFUNIX_SK_NODE_OFFSET = offsetof(struct sock, sk_node),

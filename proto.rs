@@ -27,11 +27,11 @@ const PF_UNIX: i32 = 1;
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
 
-/// `PAGE_SIZE`.
-const PAGE_SIZE: usize = 4096;
+/// `PAGE_SIZE`, from the kernel's headers.
+const PAGE_SIZE: usize = crate::bindings::AFUNIX_PAGE_SIZE as usize;
 
-/// `MAX_SKB_FRAGS` (`CONFIG_MAX_SKB_FRAGS` default).
-const MAX_SKB_FRAGS: usize = 17;
+/// `MAX_SKB_FRAGS` (`CONFIG_MAX_SKB_FRAGS`), from the kernel's headers.
+const MAX_SKB_FRAGS: usize = crate::bindings::AFUNIX_MAX_SKB_FRAGS as usize;
 
 /// Live sockets of this family, as AF_UNIX's `unix_nr_socks`.
 static NR_SOCKS: AtomicI64 = AtomicI64::new(0);
@@ -708,7 +708,7 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             match skb {
                 Some(s) if skip >= s.unread() as usize => {
                     skip -= s.unread() as usize;
-                    skb = io.peek(Some(s));
+                    skb = io.peek(Some(&s));
                 }
                 _ => break,
             }

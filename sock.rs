@@ -36,16 +36,18 @@ pub(crate) mod shut {
     pub(crate) const MASK: u8 = 3;
 }
 
-/// Socket types (`enum sock_type`), as user space passes them.
+/// Socket types (`enum sock_type`), as user space passes them: the architecture's.
 pub(crate) mod sock_type {
+    use crate::bindings;
+
     /// `SOCK_STREAM`.
-    pub(crate) const STREAM: u16 = 1;
+    pub(crate) const STREAM: u16 = bindings::AFUNIX_SOCK_STREAM as u16;
     /// `SOCK_DGRAM`.
-    pub(crate) const DGRAM: u16 = 2;
+    pub(crate) const DGRAM: u16 = bindings::AFUNIX_SOCK_DGRAM as u16;
     /// `SOCK_RAW`.
-    pub(crate) const RAW: u16 = 3;
+    pub(crate) const RAW: u16 = bindings::AFUNIX_SOCK_RAW as u16;
     /// `SOCK_SEQPACKET`.
-    pub(crate) const SEQPACKET: u16 = 5;
+    pub(crate) const SEQPACKET: u16 = bindings::AFUNIX_SOCK_SEQPACKET as u16;
 }
 
 /// `msg_flags` bits used by the protocol.
@@ -857,19 +859,20 @@ impl<'a> IoGuard<'a> {
     /// The skb stays queued, and so valid, until this guard unlinks it: only the holder
     /// of the reader lock unlinks skbs of a stream socket, and release (which purges
     /// the queue) cannot run during a `recvmsg` of the same socket.
-    pub(crate) fn peek(&self, after: Option<&SkbView>) -> Option<&SkbView> {
+    pub(crate) fn peek(&self, after: Option<&SkbView>) -> Option<QueuedSkb<'_>> {
         // SAFETY: See above; `skb_peek`/`skb_peek_next` only read the list links.
         unsafe {
             let skb = match after {
                 None => bindings::afunix_rcvq_peek(self.sk.as_ptr()),
                 Some(prev) => bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), prev.as_ptr()),
             };
-            NonNull::new(skb).map(|p| SkbView::from_raw(p.as_ptr()))
+            NonNull::new(skb).map(|p| QueuedSkb(SkbView::from_raw(p.as_ptr())))
         }
     }
 
-    /// Unlinks `skb` (from [`IoGuard::peek`]) from the receive queue and frees it.
-    pub(crate) fn unlink_consume(&self, skb: &SkbView) {
+    /// Unlinks `skb` (from [`IoGuard::peek`]) from the receive queue and frees it. The
+    /// handle is consumed: no reference to the freed skb outlives this call.
+    pub(crate) fn unlink_consume(&self, skb: QueuedSkb<'_>) {
         // SAFETY: `skb` is queued on this socket's receive queue (it came from `peek`
         // under this guard) and no one else unlinks it; after unlinking, this is its
         // only owner.
@@ -890,6 +893,19 @@ impl<'a> IoGuard<'a> {
         // SAFETY: `self.sk` is still alive: the guard borrows it.
         unsafe { bindings::afunix_iolock(self.sk.as_ptr()) };
         r
+    }
+}
+
+/// An skb on the receive queue of a socket whose reader lock a guard holds (from
+/// [`IoGuard::peek`]); given back to [`IoGuard::unlink_consume`] to free it. Not `Copy`:
+/// once consumed, it cannot be used.
+pub(crate) struct QueuedSkb<'g>(&'g SkbView);
+
+impl core::ops::Deref for QueuedSkb<'_> {
+    type Target = SkbView;
+
+    fn deref(&self) -> &SkbView {
+        self.0
     }
 }
 
