@@ -2085,8 +2085,8 @@ static int many_in_new_netns(const void *p)
 	struct rlimit rl = { 2 * MANY + 64, 2 * MANY + 64 };
 	bool ours = family != AF_UNIX;
 	static int fds[MANY];
+	char c = 0;
 	pid_t pid;
-	char c;
 
 	if (setrlimit(RLIMIT_NOFILE, &rl) || unshare(CLONE_NEWNET) || pipe(go) || pipe(done))
 		return 100;
@@ -2108,7 +2108,18 @@ static int many_in_new_netns(const void *p)
 	close(done[1]);
 	if (bind_many(family, 'p', fds))
 		return 103;
-	if (read(done[0], &c, 1) != 1 || c != 'k')
+	/*
+	 * While the child may still bind (and the table resize), list /proc: a listing
+	 * that races a resize may repeat or skip a socket (as AF_UNIX's under churn), but
+	 * it must not crash or invent sockets.
+	 */
+	if (fcntl(done[0], F_SETFL, O_NONBLOCK))
+		return 113;
+	while (read(done[0], &c, 1) < 0 && errno == EAGAIN) {
+		if (proc_count(family, 'c') > MANY || proc_count(family, 'p') > MANY)
+			return 114;
+	}
+	if (c != 'k')
 		return 104;
 	if (check_many(family, 'p', true) || check_many(family, 'c', true))
 		return 105;
