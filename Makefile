@@ -66,7 +66,7 @@ bench: setup selftests shim bench/lookup bench/datapath bench/autobind
 	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && bench/report $$run && \
 	bench/plot $$run && echo "bench: results in $$run"
 
-bench/lookup bench/datapath bench/autobind: %: %.c
+bench/lookup bench/datapath bench/autobind: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 lint: setup
@@ -74,7 +74,7 @@ lint: setup
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
 		--show-types -f $$(ls *.rs *.c *.h selftests/*.c selftests/*.h shim/*.c | grep -v _generated) && \
-	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c \
+	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
 	echo "lint: clean"
 

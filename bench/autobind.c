@@ -29,26 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "autobind: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "bench.h"
 
 /* The fill run: one process, up to `limit` sockets (0: until ENOSPC). */
 static int fill(int family, const char *name, long limit)
@@ -104,24 +85,16 @@ static int fill(int family, const char *name, long limit)
 
 int main(int argc, char **argv)
 {
-	int family = AF_UNIX, p, n, i, k, go[2];
+	int family, p, n, i, k, go[2];
 	long long *lat, total;
 	long hist[21] = { 0 };
 	struct rlimit rl;
-	FILE *f;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: autobind unix|ours P N\n       autobind unix|ours fill LIMIT\n");
 		return 2;
 	}
-	if (strcmp(argv[1], "unix")) {
-		f = fopen("/sys/module/rust_afunix/parameters/family", "r");
-		if (!f || fscanf(f, "%d", &family) != 1) {
-			fprintf(stderr, "autobind: rust_afunix is not loaded\n");
-			return 1;
-		}
-		fclose(f);
-	}
+	family = family_of(argv[1]);
 	if (!strcmp(argv[2], "fill"))
 		return fill(family, argv[1], atol(argv[3]));
 	p = atoi(argv[2]);

@@ -31,34 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "datapath: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static int family_of(const char *name)
-{
-	FILE *f;
-	int fam = -1;
-
-	if (!strcmp(name, "unix"))
-		return AF_UNIX;
-	f = fopen("/sys/module/rust_afunix/parameters/family", "r");
-	if (!f || fscanf(f, "%d", &fam) != 1) {
-		fprintf(stderr, "datapath: rust_afunix is not loaded\n");
-		exit(1);
-	}
-	fclose(f);
-	return fam;
+	return now_ns() / 1e9;
 }
 
 static void full_write(int fd, const char *buf, size_t len)

@@ -34,38 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int read_int(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int module_family(void)
-{
-	return read_int("/sys/module/rust_afunix/parameters/family");
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "bench.h"
 
 static int rand_names;
 
@@ -94,12 +63,6 @@ static int abstract_addr(struct sockaddr_un *sun, int family, char set, unsigned
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
 }
 
-static void die(const char *what)
-{
-	fprintf(stderr, "lookup: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
 int main(int argc, char **argv)
 {
 	long n_abs, n_path, m, i, k;
@@ -115,11 +78,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rand_names = argc == 7 && !strcmp(argv[6], "rand");
-	family = strcmp(argv[1], "unix") ? module_family() : AF_UNIX;
-	if (family < 0) {
-		fprintf(stderr, "lookup: rust_afunix is not loaded\n");
-		return 1;
-	}
+	family = family_of(argv[1]);
 	n_abs = atol(argv[2]);
 	n_path = atol(argv[3]);
 	m = atol(argv[4]);
