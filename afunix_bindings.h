@@ -35,55 +35,6 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-/*
- * Buckets in each half of a netns name table, and in the global pathname table. The
- * abstract half starts with AFUNIX_HASH_SIZE chains and is resized, by powers of two,
- * between that and 1 << AFUNIX_ABS_MAX_BITS chains.
- */
-#define AFUNIX_HASH_BITS 8
-#define AFUNIX_HASH_SIZE (1 << AFUNIX_HASH_BITS)
-#define AFUNIX_ABS_MAX_BITS 20
-
-/**
- * struct afunix_chains - the chains of the abstract half of a netns table.
- * @bits: there are 1 << @bits chains (at least AFUNIX_HASH_SIZE).
- * @heads: chain i holds the abstract sockets whose name hash is i modulo 1 << @bits.
- */
-struct afunix_chains {
-	unsigned int bits;
-	struct hlist_head heads[];
-};
-
-/**
- * struct afunix_table - the name table of one network namespace.
- * @locks: one lock per bucket; two are taken in ascending order.
- * @buckets: buckets [0, AFUNIX_HASH_SIZE): unbound and pathname sockets, linked by
- *	sk_node.
- * @abs: buckets [AFUNIX_HASH_SIZE, 2 * AFUNIX_HASH_SIZE): abstract sockets. Bucket
- *	AFUNIX_HASH_SIZE + s is the lock stripe of the chains i of @abs[s] with
- *	i % AFUNIX_HASH_SIZE == s; @abs[s] is written by @resize under that lock, and
- *	read under it (or by @resize itself). All stripes point to the same chains but
- *	while a resize moves them one by one.
- * @seed: the key of the name hash (hsiphash), random per table.
- * @n_abstract: abstract sockets in the table.
- * @abs_buckets: chains of the abstract half (the net.rust_afunix.abstract_buckets
- *	sysctl); written by @resize only.
- * @resize: grows or shrinks the abstract half to the number of its sockets.
- * @autobind_map: per socket type (STREAM, DGRAM, SEQPACKET), a bit per autobind name
- *	"\0%05x": set while a socket of that type is known to hold the name. Set and
- *	cleared under the name's bucket lock; allocated at the first autobind.
- */
-struct afunix_table {
-	spinlock_t locks[2 * AFUNIX_HASH_SIZE];
-	struct hlist_head buckets[AFUNIX_HASH_SIZE];
-	struct afunix_chains *abs[AFUNIX_HASH_SIZE];
-	hsiphash_key_t seed;
-	atomic_t n_abstract;
-	int abs_buckets;
-	struct work_struct resize;
-	unsigned long *autobind_map[3];
-};
-
 /* The ioctl numbers that bindgen cannot see through their macro chains. */
 enum {
 	AFUNIX_SIOCINQ = SIOCINQ,
@@ -110,6 +61,11 @@ enum {
 enum {
 	AFUNIX_SK_NODE_OFFSET = offsetof(struct sock, sk_node),
 	AFUNIX_SK_BIND_NODE_OFFSET = offsetof(struct sock, sk_bind_node),
+};
+
+/* The flags of the module's workqueue (an enum bindgen names by its type). */
+enum {
+	AFUNIX_WQ_UNBOUND = WQ_UNBOUND,
 };
 
 /**
@@ -209,11 +165,18 @@ unsigned long afunix_skb_max_alloc(void);
 unsigned long afunix_skb_max_head0(void);
 unsigned long afunix_stream_frags_size(void);
 
-int afunix_pernet_register(const struct seq_operations *proc_ops);
+int afunix_pernet_register(void);
 void afunix_pernet_unregister(void);
-struct afunix_table *afunix_net_table(struct net *net);
+void *afunix_net_state(struct net *net);
 struct net *afunix_sock_net(struct sock *sk);
-int afunix_max_dgram_qlen(struct net *net);
+/* Defined in Rust (netns.rs): the per-netns state, made and freed. */
+int rust_afunix_net_init(struct net *net, void **slot);
+void rust_afunix_net_exit(struct net *net, void **slot);
+struct ctl_table_header *afunix_sysctl_register(struct net *net, int *max_dgram_qlen,
+						int *abstract_buckets);
+void afunix_sysctl_unregister(struct ctl_table_header *hdr);
+struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops);
+void afunix_proc_remove(struct net *net);
 long afunix_inq_len(struct sock *sk);
 long afunix_outq_len(struct sock *sk);
 int afunix_put_int(unsigned long arg, int val);
@@ -223,23 +186,19 @@ int afunix_peek_offset(struct sock *sk, int flags);
 void afunix_peek_offset_fwd(struct sock *sk, int val);
 void afunix_peek_offset_bwd(struct sock *sk, int val);
 struct sk_buff_head *afunix_rcvq(struct sock *sk);
-void afunix_table_lock(struct afunix_table *t, unsigned int h, bool nested);
-void afunix_table_unlock(struct afunix_table *t, unsigned int h);
-void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk);
-void afunix_table_add_abstract(struct afunix_table *t, u32 hash, struct sock *sk);
-bool afunix_table_del(struct afunix_table *t, struct sock *sk);
-u32 afunix_name_hash(struct afunix_table *t, const u8 *name, size_t len);
-int afunix_autobind_prepare(struct afunix_table *t, int type);
-unsigned long afunix_autobind_next(struct afunix_table *t, int type, unsigned long from,
-				   unsigned long to);
-void afunix_autobind_mark(struct afunix_table *t, int type, unsigned long num, bool taken);
-struct hlist_node *afunix_table_abstract_first(struct afunix_table *t, u32 hash);
-struct sock *afunix_table_next(struct afunix_table *t, unsigned int b, struct sock *sk);
-void afunix_bsd_lock(unsigned int h);
-void afunix_bsd_unlock(unsigned int h);
-void afunix_bsd_add(unsigned int h, struct sock *sk);
-bool afunix_bsd_del(struct sock *sk);
-struct hlist_node *afunix_bsd_first(unsigned int h);
+void afunix_table_lock_init(spinlock_t *lock);
+void afunix_bsd_lock_init(spinlock_t *lock);
+void afunix_spin_lock(spinlock_t *lock);
+void afunix_spin_lock_nested(spinlock_t *lock);
+void afunix_spin_unlock(spinlock_t *lock);
+void afunix_sk_add_node(struct sock *sk, struct hlist_head *list);
+bool afunix_sk_del_node_init(struct sock *sk);
+void afunix_sk_add_bind_node(struct sock *sk, struct hlist_head *list);
+void afunix_sk_del_bind_node_init(struct sock *sk);
+void afunix_hlist_del_init(struct hlist_node *n);
+void afunix_hlist_add_head(struct hlist_node *n, struct hlist_head *h);
+u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key);
+struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags);
 int afunix_bindlock(struct sock *sk);
 void afunix_bindunlock(struct sock *sk);
 bool afunix_passcred(struct sock *sk);

@@ -291,234 +291,120 @@ unsigned long afunix_stream_frags_size(void)
 	return PAGE_SIZE << get_order(32768);
 }
 
-/*
- * The abstract half of a netns table: chains resized by a work item, one lock stripe
- * at a time, so that a lookup walks about one socket whatever the number of names
- * (AF_UNIX's 256 fixed buckets hold 400 each at 100k names). A resize allocates
- * outside the locks; if it cannot, the table keeps its size and only lookups slow down.
- */
-static struct afunix_chains *afunix_chains_alloc(unsigned int bits, gfp_t gfp)
+/* The bucket locks of the per-netns name tables: one lock class (a key per call site). */
+void afunix_table_lock_init(spinlock_t *lock)
 {
-	struct afunix_chains *c;
-	unsigned int i;
-
-	c = kvmalloc(struct_size(c, heads, 1U << bits), gfp);
-	if (!c)
-		return NULL;
-	c->bits = bits;
-	for (i = 0; i < 1U << bits; i++)
-		INIT_HLIST_HEAD(&c->heads[i]);
-	return c;
+	spin_lock_init(lock);
 }
 
-/* The chains for n abstract sockets: at least n, within the table's limits. */
-static unsigned int afunix_abs_bits(int n)
+/* The bucket locks of the global pathname table: a lock class of their own. */
+void afunix_bsd_lock_init(spinlock_t *lock)
 {
-	return clamp_t(unsigned int, n > 1 ? order_base_2(n) : 0, AFUNIX_HASH_BITS,
-		       AFUNIX_ABS_MAX_BITS);
+	spin_lock_init(lock);
 }
 
-/* Moves the abstract sockets of t to 1 << bits chains; false if out of memory. */
-static bool afunix_abs_rehash(struct afunix_table *t, unsigned int bits)
+void afunix_spin_lock(spinlock_t *lock)
 {
-	/* Only the resize work item (never run twice at once) writes t->abs[]. */
-	struct afunix_chains *old = t->abs[0], *new;
-	struct hlist_node *tmp;
-	unsigned int s, i;
-	struct sock *sk;
-
-	/* Without memory the table keeps its size: lookups get slower, nothing fails. */
-	new = afunix_chains_alloc(bits, GFP_KERNEL | __GFP_NOWARN);
-	if (!new)
-		return false;
-	for (s = 0; s < AFUNIX_HASH_SIZE; s++) {
-		spin_lock(&t->locks[AFUNIX_HASH_SIZE + s]);
-		for (i = s; i < 1U << old->bits; i += AFUNIX_HASH_SIZE) {
-			sk_for_each_safe(sk, tmp, &old->heads[i]) {
-				u32 h = container_of(sk, struct afunix_sock, sk)->name_hash;
-
-				/* The table's reference moves with the socket. */
-				__sk_del_node(sk);
-				hlist_add_head(&sk->sk_node, &new->heads[h & ((1U << bits) - 1)]);
-			}
-		}
-		t->abs[s] = new;
-		spin_unlock(&t->locks[AFUNIX_HASH_SIZE + s]);
-		cond_resched();
-	}
-	WRITE_ONCE(t->abs_buckets, 1 << bits);
-	/*
-	 * Pairs with the atomic_*_return() of add and del: either they see the new size,
-	 * or afunix_abs_resize() sees their count.
-	 */
-	smp_mb();
-	/* Every stripe points to new: no lock holder can reach old any more. */
-	kvfree(old);
-	return true;
+	spin_lock(lock);
 }
 
-/*
- * The chains the abstract half should have for n names, or its current size: grow
- * when there are more names than chains, shrink when fewer than a quarter, to twice
- * the names. The gap keeps a count that goes back and forth from resizing each time.
- */
-static unsigned int afunix_abs_want(unsigned int bits, int n)
+/* The second of two locks of one class, taken in a fixed order by the caller. */
+void afunix_spin_lock_nested(spinlock_t *lock)
 {
-	if (n > 1 << bits)
-		return afunix_abs_bits(n);
-	if (bits > AFUNIX_HASH_BITS && n < (1 << bits) / 4)
-		return afunix_abs_bits(2 * n);
-	return bits;
+	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
 }
 
-static void afunix_abs_queue_resize(struct afunix_table *t)
+void afunix_spin_unlock(spinlock_t *lock)
 {
-	/* Long rehashes: not on a per-CPU workqueue. */
-	queue_work(system_unbound_wq, &t->resize);
+	spin_unlock(lock);
 }
 
-/* One rehash per run; queued again if the names moved past a threshold meanwhile. */
-static void afunix_abs_resize(struct work_struct *work)
+void afunix_sk_add_node(struct sock *sk, struct hlist_head *list)
 {
-	struct afunix_table *t = container_of(work, struct afunix_table, resize);
-	/* Only this work item (never run twice at once) writes t->abs[]. */
-	unsigned int bits = t->abs[0]->bits, want;
-
-	want = afunix_abs_want(bits, atomic_read(&t->n_abstract));
-	if (want == bits || !afunix_abs_rehash(t, want))
-		return;
-	if (afunix_abs_want(want, atomic_read(&t->n_abstract)) != want)
-		afunix_abs_queue_resize(t);
+	sk_add_node(sk, list);
 }
 
-static struct afunix_table *afunix_table_alloc(void)
+bool afunix_sk_del_node_init(struct sock *sk)
 {
-	struct afunix_table *t;
-	struct afunix_chains *c;
-	unsigned int i;
-
-	t = kvmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
-	if (!t)
-		return NULL;
-	c = afunix_chains_alloc(AFUNIX_HASH_BITS, GFP_KERNEL_ACCOUNT);
-	if (!c) {
-		kvfree(t);
-		return NULL;
-	}
-	for (i = 0; i < 2 * AFUNIX_HASH_SIZE; i++)
-		spin_lock_init(&t->locks[i]);
-	for (i = 0; i < AFUNIX_HASH_SIZE; i++) {
-		INIT_HLIST_HEAD(&t->buckets[i]);
-		t->abs[i] = c;
-	}
-	get_random_bytes(&t->seed, sizeof(t->seed));
-	memset(t->autobind_map, 0, sizeof(t->autobind_map));
-	atomic_set(&t->n_abstract, 0);
-	t->abs_buckets = AFUNIX_HASH_SIZE;
-	INIT_WORK(&t->resize, afunix_abs_resize);
-	return t;
+	return sk_del_node_init(sk);
 }
 
-/* At netns exit: every socket of the netns is gone, a resize may still be queued. */
-static void afunix_table_free(struct afunix_table *t)
+void afunix_sk_add_bind_node(struct sock *sk, struct hlist_head *list)
 {
-	int i;
+	sk_add_bind_node(sk, list);
+}
 
-	cancel_work_sync(&t->resize);
-	for (i = 0; i < ARRAY_SIZE(t->autobind_map); i++)
-		kvfree(t->autobind_map[i]);
-	kvfree(t->abs[0]);
-	kvfree(t);
+void afunix_sk_del_bind_node_init(struct sock *sk)
+{
+	hlist_del_init(&sk->sk_bind_node);
+}
+
+void afunix_hlist_del_init(struct hlist_node *n)
+{
+	hlist_del_init(n);
+}
+
+void afunix_hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+{
+	hlist_add_head(n, h);
+}
+
+u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key)
+{
+	return hsiphash(data, len, key);
+}
+
+/* alloc_workqueue() is a macro (printf-style name). */
+struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags)
+{
+	return alloc_workqueue("%s", flags, 0, name);
 }
 
 /*
- * The autobind map: which names of the 2^20 autobind names are taken, per socket type,
- * so that autobind skips taken names 64 at a time instead of looking each one up; a
- * nearly full space costs a bit scan, not a million lookups. The table stays the
- * authority: a name bound explicitly in the "\0%05x" form is not in the map until an
- * autobind finds it taken (and marks it).
+ * Per network namespace: a pointer to the Rust state (hash.rs's NetTable), made and
+ * freed by netns.rs. 6.12 has no Rust pernet_operations, so C registers them.
  */
-#define AFUNIX_AUTOBIND_NAMES (1UL << 20)
-
-/* The index of a socket type's map, or -1. */
-static int afunix_autobind_index(int type)
-{
-	switch (type) {
-	case SOCK_STREAM:
-		return 0;
-	case SOCK_DGRAM:
-		return 1;
-	case SOCK_SEQPACKET:
-		return 2;
-	}
-	return -1;
-}
-
-static unsigned long *afunix_autobind_map(struct afunix_table *t, int type)
-{
-	int i = afunix_autobind_index(type);
-
-	/* Pairs with the cmpxchg() that publishes the zeroed map. */
-	return i < 0 ? NULL : smp_load_acquire(&t->autobind_map[i]);
-}
-
-/* Allocates the map of @type, if not yet (may sleep: before any spinlock). */
-int afunix_autobind_prepare(struct afunix_table *t, int type)
-{
-	int i = afunix_autobind_index(type);
-	unsigned long *map;
-
-	if (i < 0)
-		return -EINVAL;
-	if (afunix_autobind_map(t, type))
-		return 0;
-	map = kvcalloc(BITS_TO_LONGS(AFUNIX_AUTOBIND_NAMES), sizeof(long), GFP_KERNEL_ACCOUNT);
-	if (!map)
-		return -ENOMEM;
-	/* Fully ordered: the zeroed map is visible before its pointer. */
-	if (cmpxchg(&t->autobind_map[i], NULL, map))
-		kvfree(map);
-	return 0;
-}
-
-/* The first name in [@from, @to) that the map does not know taken, or @to. */
-unsigned long afunix_autobind_next(struct afunix_table *t, int type, unsigned long from,
-				   unsigned long to)
-{
-	unsigned long *map = afunix_autobind_map(t, type);
-
-	to = min(to, AFUNIX_AUTOBIND_NAMES);
-	if (from >= to)
-		return to;
-	return map ? find_next_zero_bit(map, to, from) : from;
-}
-
-/* Records autobind name @num of @type as taken or free, under its bucket lock. */
-void afunix_autobind_mark(struct afunix_table *t, int type, unsigned long num, bool taken)
-{
-	unsigned long *map = afunix_autobind_map(t, type);
-
-	if (!map || num >= AFUNIX_AUTOBIND_NAMES)
-		return;
-	if (taken)
-		set_bit(num, map);
-	else
-		clear_bit(num, map);
-}
-
-/* Per network namespace: the name table, in storage of the module's own. */
 static unsigned int afunix_net_id;
-static const struct seq_operations *afunix_proc_ops;
 
-struct afunix_net {
-	struct afunix_table *table;
-	int max_dgram_qlen;
-	struct ctl_table *sysctl;
-	struct ctl_table_header *sysctl_hdr;
+static int __net_init afunix_net_init(struct net *net)
+{
+	return rust_afunix_net_init(net, net_generic(net, afunix_net_id));
+}
+
+static void __net_exit afunix_net_exit(struct net *net)
+{
+	rust_afunix_net_exit(net, net_generic(net, afunix_net_id));
+}
+
+static struct pernet_operations afunix_net_ops = {
+	.init = afunix_net_init,
+	.exit = afunix_net_exit,
+	.id = &afunix_net_id,
+	.size = sizeof(void *),
 };
 
-/* net.rust_afunix.max_dgram_qlen, per netns, as net.unix.max_dgram_qlen. */
-static struct ctl_table afunix_sysctl_template[] = {
+int afunix_pernet_register(void)
+{
+	return register_pernet_subsys(&afunix_net_ops);
+}
+
+void afunix_pernet_unregister(void)
+{
+	unregister_pernet_subsys(&afunix_net_ops);
+}
+
+void *afunix_net_state(struct net *net)
+{
+	return *(void **)net_generic(net, afunix_net_id);
+}
+
+struct net *afunix_sock_net(struct sock *sk)
+{
+	return sock_net(sk);
+}
+
+/* The sysctl template needs the SYSCTL_* macros: net.rust_afunix.*, per netns. */
+static const struct ctl_table afunix_sysctl_template[] = {
 	{
 		.procname = "max_dgram_qlen",
 		.maxlen = sizeof(int),
@@ -535,204 +421,43 @@ static struct ctl_table afunix_sysctl_template[] = {
 	},
 };
 
-static int __net_init afunix_net_init(struct net *net)
+/* Registers a copy of the template for @net, its data in the Rust per-netns state. */
+struct ctl_table_header *afunix_sysctl_register(struct net *net, int *max_dgram_qlen,
+						int *abstract_buckets)
 {
-	struct afunix_net *an = net_generic(net, afunix_net_id);
+	struct ctl_table *t = kmemdup(afunix_sysctl_template, sizeof(afunix_sysctl_template),
+				      GFP_KERNEL);
+	struct ctl_table_header *hdr;
 
-	an->table = afunix_table_alloc();
-	if (!an->table)
-		return -ENOMEM;
-	an->max_dgram_qlen = 10;
-	an->sysctl = kmemdup(afunix_sysctl_template, sizeof(afunix_sysctl_template), GFP_KERNEL);
-	if (!an->sysctl)
-		goto err_table;
-	an->sysctl[0].data = &an->max_dgram_qlen;
-	an->sysctl[1].data = &an->table->abs_buckets;
-	an->sysctl_hdr = register_net_sysctl_sz(net, "net/" KBUILD_MODNAME, an->sysctl,
-						ARRAY_SIZE(afunix_sysctl_template));
-	if (!an->sysctl_hdr)
-		goto err_sysctl;
-	if (!proc_create_net(KBUILD_MODNAME, 0444, net->proc_net, afunix_proc_ops,
-			     sizeof(struct seq_net_private)))
-		goto err_proc;
-	return 0;
-
-err_proc:
-	unregister_net_sysctl_table(an->sysctl_hdr);
-err_sysctl:
-	kfree(an->sysctl);
-err_table:
-	afunix_table_free(an->table);
-	return -ENOMEM;
+	if (!t)
+		return NULL;
+	t[0].data = max_dgram_qlen;
+	t[1].data = abstract_buckets;
+	hdr = register_net_sysctl_sz(net, "net/" KBUILD_MODNAME, t,
+				     ARRAY_SIZE(afunix_sysctl_template));
+	if (!hdr)
+		kfree(t);
+	return hdr;
 }
 
-static void __net_exit afunix_net_exit(struct net *net)
+void afunix_sysctl_unregister(struct ctl_table_header *hdr)
 {
-	struct afunix_net *an = net_generic(net, afunix_net_id);
+	const struct ctl_table *t = hdr->ctl_table_arg;
 
+	unregister_net_sysctl_table(hdr);
+	kfree(t);
+}
+
+/* proc_create_net() is a macro. */
+struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops)
+{
+	return proc_create_net(KBUILD_MODNAME, 0444, net->proc_net, ops,
+			       sizeof(struct seq_net_private));
+}
+
+void afunix_proc_remove(struct net *net)
+{
 	remove_proc_entry(KBUILD_MODNAME, net->proc_net);
-	unregister_net_sysctl_table(an->sysctl_hdr);
-	kfree(an->sysctl);
-	afunix_table_free(an->table);
-}
-
-static struct pernet_operations afunix_net_ops = {
-	.init = afunix_net_init,
-	.exit = afunix_net_exit,
-	.id = &afunix_net_id,
-	.size = sizeof(struct afunix_net),
-};
-
-/* @proc_ops: the seq_file operations of /proc/net/rust_afunix (from the Rust side). */
-int afunix_pernet_register(const struct seq_operations *proc_ops)
-{
-	afunix_proc_ops = proc_ops;
-	return register_pernet_subsys(&afunix_net_ops);
-}
-
-void afunix_pernet_unregister(void)
-{
-	unregister_pernet_subsys(&afunix_net_ops);
-}
-
-struct afunix_table *afunix_net_table(struct net *net)
-{
-	return ((struct afunix_net *)net_generic(net, afunix_net_id))->table;
-}
-
-int afunix_max_dgram_qlen(struct net *net)
-{
-	return READ_ONCE(((struct afunix_net *)net_generic(net, afunix_net_id))->max_dgram_qlen);
-}
-
-struct net *afunix_sock_net(struct sock *sk)
-{
-	return sock_net(sk);
-}
-
-void afunix_table_lock(struct afunix_table *t, unsigned int h, bool nested)
-{
-	if (nested)
-		spin_lock_nested(&t->locks[h], SINGLE_DEPTH_NESTING);
-	else
-		spin_lock(&t->locks[h]);
-}
-
-void afunix_table_unlock(struct afunix_table *t, unsigned int h)
-{
-	spin_unlock(&t->locks[h]);
-}
-
-/* Under the bucket lock; the table holds a reference (as AF_UNIX's). */
-void afunix_table_add(struct afunix_table *t, unsigned int h, struct sock *sk)
-{
-	sk_add_node(sk, &t->buckets[h]);
-}
-
-/* The key is per table: names that collide in one netns do not in another. */
-u32 afunix_name_hash(struct afunix_table *t, const u8 *name, size_t len)
-{
-	return hsiphash(name, len, &t->seed);
-}
-
-/* The chain of an abstract name hash, under the lock of its stripe. */
-static struct hlist_head *afunix_abs_chain(struct afunix_table *t, u32 hash)
-{
-	struct afunix_chains *c = t->abs[hash & (AFUNIX_HASH_SIZE - 1)];
-
-	return &c->heads[hash & ((1U << c->bits) - 1)];
-}
-
-struct hlist_node *afunix_table_abstract_first(struct afunix_table *t, u32 hash)
-{
-	return afunix_abs_chain(t, hash)->first;
-}
-
-/* Links a socket whose name hashes to @hash, under the lock of its stripe. */
-void afunix_table_add_abstract(struct afunix_table *t, u32 hash, struct sock *sk)
-{
-	sk_add_node(sk, afunix_abs_chain(t, hash));
-	if (atomic_inc_return(&t->n_abstract) > READ_ONCE(t->abs_buckets) &&
-	    READ_ONCE(t->abs_buckets) < 1 << AFUNIX_ABS_MAX_BITS)
-		afunix_abs_queue_resize(t);
-}
-
-/* Unlinks a socket, under the lock of its bucket; false if it was not linked. */
-bool afunix_table_del(struct afunix_table *t, struct sock *sk)
-{
-	int n, size;
-
-	if (!sk_del_node_init(sk))
-		return false;
-	if (container_of(sk, struct afunix_sock, sk)->hash < AFUNIX_HASH_SIZE)
-		return true;
-	n = atomic_dec_return(&t->n_abstract);
-	size = READ_ONCE(t->abs_buckets);
-	if (size > AFUNIX_HASH_SIZE && n < size / 4)
-		afunix_abs_queue_resize(t);
-	return true;
-}
-
-/*
- * For /proc: the socket after @sk in bucket @b (the first one if @sk is NULL), or NULL;
- * under the bucket's lock.
- */
-struct sock *afunix_table_next(struct afunix_table *t, unsigned int b, struct sock *sk)
-{
-	struct afunix_chains *c;
-	unsigned int i;
-
-	if (sk && sk->sk_node.next)
-		return hlist_entry(sk->sk_node.next, struct sock, sk_node);
-	if (b < AFUNIX_HASH_SIZE)
-		return sk ? NULL : sk_head(&t->buckets[b]);
-	c = t->abs[b - AFUNIX_HASH_SIZE];
-	if (sk)
-		i = (container_of(sk, struct afunix_sock, sk)->name_hash &
-		     ((1U << c->bits) - 1)) + AFUNIX_HASH_SIZE;
-	else
-		i = b - AFUNIX_HASH_SIZE;
-	for (; i < 1U << c->bits; i += AFUNIX_HASH_SIZE) {
-		if (!hlist_empty(&c->heads[i]))
-			return sk_head(&c->heads[i]);
-	}
-	return NULL;
-}
-
-/* The global pathname table, keyed by inode number, linked by sk_bind_node. */
-static struct hlist_head afunix_bsd_buckets[AFUNIX_HASH_SIZE];
-static spinlock_t afunix_bsd_locks[AFUNIX_HASH_SIZE] = {
-	[0 ... AFUNIX_HASH_SIZE - 1] = __SPIN_LOCK_UNLOCKED(afunix_bsd_locks),
-};
-
-void afunix_bsd_lock(unsigned int h)
-{
-	spin_lock(&afunix_bsd_locks[h]);
-}
-
-void afunix_bsd_unlock(unsigned int h)
-{
-	spin_unlock(&afunix_bsd_locks[h]);
-}
-
-void afunix_bsd_add(unsigned int h, struct sock *sk)
-{
-	sk_add_bind_node(sk, &afunix_bsd_buckets[h]);
-}
-
-/* Unlinks a pathname socket (under its bucket lock); false if it was not linked. */
-bool afunix_bsd_del(struct sock *sk)
-{
-	if (hlist_unhashed(&sk->sk_bind_node))
-		return false;
-	__sk_del_bind_node(sk);
-	sk_node_init(&sk->sk_bind_node);
-	return true;
-}
-
-struct hlist_node *afunix_bsd_first(unsigned int h)
-{
-	return afunix_bsd_buckets[h].first;
 }
 
 int afunix_bindlock(struct sock *sk)

@@ -11,29 +11,43 @@
 //!
 //! Past AF_UNIX, the abstract half stays flat as names grow: each of its buckets is a
 //! lock stripe over chains `i` with `i % HASH_SIZE` fixed, the chains are resized (by a
-//! work item, stripe by stripe, `afunix_abs_resize`) to about one socket each, up to
-//! `2^AFUNIX_ABS_MAX_BITS` chains, and the name hash is keyed per table (hsiphash), so
-//! names chosen to collide in one namespace do not collide in another.
+//! work item, stripe by stripe: [`crate::resize`]) to about one socket each, up to
+//! `2^ABS_MAX_BITS` chains, and the name hash is keyed per table (hsiphash), so names
+//! chosen to collide in one namespace do not collide in another.
 //!
 //! Pathname sockets are also in one global table keyed by inode ("af_unix: Put
 //! pathname sockets in the global hash table"), so that a socket file reaches its
 //! socket from every netns that can resolve it.
 //!
-//! The tables are C data (`struct afunix_table`, lists of `struct sock`); this file is
-//! the thin layer over them. Nothing here allocates under a lock: callers allocate
-//! before locking (`Table::autobind_prepare` allocates, and takes no lock).
+//! The tables are Rust data: [`NetTable`] per netns, [`BsdTable`] for the module. Each
+//! chain is a C `hlist_head` of `struct sock` (linked by `sk_node`, or `sk_bind_node`
+//! in the global table), reachable only through the guard of the lock that protects
+//! it. The list operations are the `unsafe` of this file. Nothing here allocates under
+//! a lock: callers allocate before locking.
 
 use crate::addr::Address;
+use crate::autobind::AutobindMap;
 use crate::bindings;
-use crate::sock::Sock;
-use core::marker::PhantomData;
+use crate::sock::{cond_resched, Sock};
+use crate::sync::{Guard, OnceBox, SpinLock};
+use core::ffi::c_void;
+use core::ptr;
+use core::sync::atomic::{fence, AtomicBool, AtomicI32, AtomicPtr, Ordering};
+use kernel::alloc::{flags, KVVec};
 use kernel::error::{code::EINVAL, Result};
-use kernel::sync::Arc;
-use kernel::types::ARef;
+use kernel::init::pin_init_array_from_fn;
+use kernel::prelude::*;
+use kernel::sync::{Arc, ArcBorrow};
+use kernel::types::{ARef, Opaque};
+use kernel::workqueue::Work;
 
+/// log2 of the buckets in each half of a netns table, and in the global table.
+pub(crate) const HASH_BITS: u32 = 8;
 /// Buckets in each half of a netns table, and in the global pathname table.
-pub(crate) const HASH_SIZE: u32 = bindings::AFUNIX_HASH_SIZE;
+pub(crate) const HASH_SIZE: u32 = 1 << HASH_BITS;
 const HASH_MOD: u32 = HASH_SIZE - 1;
+/// The abstract half has at most `2^ABS_MAX_BITS` chains (8 MiB of heads).
+pub(crate) const ABS_MAX_BITS: u32 = 20;
 
 /// A bucket of a netns table.
 ///
@@ -76,6 +90,21 @@ impl Bucket {
         // INVARIANT: Only `Bucket` values are stored (`Locked::link`).
         Bucket(sk.hash() % (2 * HASH_SIZE))
     }
+
+    /// The bucket with number `b`, if there is one.
+    pub(crate) fn nth(b: u64) -> Option<Bucket> {
+        // INVARIANT: Checked.
+        (b < u64::from(2 * HASH_SIZE)).then_some(Bucket(b as u32))
+    }
+}
+
+impl Sock {
+    /// The name table of this socket's network namespace.
+    pub(crate) fn table(&self) -> &NetTable {
+        // SAFETY: A live socket's netns is alive (the socket holds a reference), and
+        // the module's pernet init gave every netns a table while the module is loaded.
+        unsafe { crate::netns::table_of(bindings::afunix_sock_net(self.as_ptr())) }
+    }
 }
 
 /// The full hash of an abstract name (`sun_path` bytes) and a socket type, in one table.
@@ -86,103 +115,431 @@ impl Bucket {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct NameHash(u32);
 
-/// The name table of a socket's network namespace.
+/// A chain: a C `hlist_head` of sockets.
 ///
-/// The table lives as long as the namespace, which each of its sockets pins.
-pub(crate) struct Table<'a> {
-    t: *mut bindings::afunix_table,
-    _sk: PhantomData<&'a Sock>,
-}
+/// # Invariants
+///
+/// The list holds live sockets of this family, each with a reference owned by the
+/// table (except in [`BsdTable`], whose sockets are also in a netns table), and it is
+/// only read or written under the lock that protects the chain.
+#[repr(transparent)]
+pub(crate) struct Chain(Opaque<bindings::hlist_head>);
 
-impl Sock {
-    /// The name table of this socket's network namespace.
-    pub(crate) fn table(&self) -> Table<'_> {
-        // SAFETY: A live socket's netns is alive (the socket holds a reference), and
-        // the module's pernet init gave every netns a table while the module is loaded.
-        let t = unsafe { bindings::afunix_net_table(bindings::afunix_sock_net(self.as_ptr())) };
-        Table {
-            t,
-            _sk: PhantomData,
+// SAFETY: A chain is used under its lock from any thread (type invariant).
+unsafe impl Send for Chain {}
+
+impl Chain {
+    fn new() -> Chain {
+        // INVARIANT: Empty.
+        Chain(Opaque::new(bindings::hlist_head {
+            first: ptr::null_mut(),
+        }))
+    }
+
+    fn as_ptr(&self) -> *mut bindings::hlist_head {
+        self.0.get()
+    }
+
+    /// The first node, or NULL (the lock of the chain is held by the caller).
+    fn first(&self) -> *mut bindings::hlist_node {
+        // SAFETY: The head is initialised and its lock is held (type invariant).
+        unsafe { (*self.as_ptr()).first }
+    }
+
+    /// Links `sk` by `sk_node`; the chain takes a reference (`sk_add_node`).
+    ///
+    /// # Safety
+    ///
+    /// The chain's lock is held; `sk` is in no chain of a netns table.
+    unsafe fn add(&self, sk: &Sock) {
+        // SAFETY: Valid by the safety requirements.
+        unsafe { bindings::afunix_sk_add_node(sk.as_ptr(), self.as_ptr()) };
+    }
+
+    /// Moves `sk` (linked by `sk_node` in a chain whose lock is held) to this chain, with
+    /// the table's reference.
+    ///
+    /// # Safety
+    ///
+    /// This chain's lock and that of `sk`'s chain are held.
+    unsafe fn move_in(&self, sk: &Sock) {
+        let node = sk_node(sk);
+        // SAFETY: `sk` is linked in a locked chain; its node moves to this locked one.
+        unsafe {
+            bindings::afunix_hlist_del_init(node);
+            bindings::afunix_hlist_add_head(node, self.as_ptr());
+        }
+    }
+
+    /// The first socket of a chain of a netns table (linked by `sk_node`).
+    ///
+    /// # Safety
+    ///
+    /// The chain is of a netns table and its lock is held for `'a`.
+    unsafe fn first_sock<'a>(&self) -> Option<&'a Sock> {
+        ChainIter {
+            node: self.first(),
+            offset: SK_NODE,
+            _chain: core::marker::PhantomData,
+        }
+        .next()
+    }
+
+    /// The sockets of the chain, linked through the node at `offset` of `struct sock`.
+    fn iter(&self, offset: usize) -> ChainIter<'_> {
+        ChainIter {
+            node: self.first(),
+            offset,
+            _chain: core::marker::PhantomData,
         }
     }
 }
 
-impl Table<'_> {
+/// The sockets of a locked chain.
+///
+/// # Invariants
+///
+/// `node` is NULL or a node, at `offset` in a live `struct sock`, of a chain whose lock
+/// is held for `'a`.
+struct ChainIter<'a> {
+    node: *mut bindings::hlist_node,
+    offset: usize,
+    _chain: core::marker::PhantomData<&'a Chain>,
+}
+
+impl<'a> Iterator for ChainIter<'a> {
+    type Item = &'a Sock;
+
+    fn next(&mut self) -> Option<&'a Sock> {
+        if self.node.is_null() {
+            return None;
+        }
+        // SAFETY: `node` is in a live socket at `offset` (type invariant); linked sockets
+        // stay alive while the chain is locked (the table holds a reference to each).
+        let sk = unsafe { Sock::from_raw(self.node.byte_sub(self.offset).cast()) };
+        // SAFETY: `node` is a linked list node of the locked chain.
+        // INVARIANT: The next node of a locked chain, or NULL.
+        self.node = unsafe { (*self.node).next };
+        Some(sk)
+    }
+}
+
+/// The offsets of `sk_node` and `sk_bind_node` in `struct sock`.
+const SK_NODE: usize = bindings::AFUNIX_SK_NODE_OFFSET as usize;
+const SK_BIND_NODE: usize = bindings::AFUNIX_SK_BIND_NODE_OFFSET as usize;
+
+/// The `sk_node` of a socket.
+fn sk_node(sk: &Sock) -> *mut bindings::hlist_node {
+    // SAFETY: `sk_node` is at `SK_NODE` in the live `struct sock`.
+    unsafe { sk.as_ptr().byte_add(SK_NODE).cast() }
+}
+
+/// The chains of the abstract half of a netns table.
+///
+/// # Invariants
+///
+/// `heads.len() == 1 << bits`, `HASH_BITS <= bits <= ABS_MAX_BITS`; chain `i` is
+/// protected by the lock of stripe `i % HASH_SIZE` of the table whose stripes hold
+/// these chains.
+pub(crate) struct Chains {
+    bits: u32,
+    heads: KVVec<Chain>,
+}
+
+// SAFETY: Each chain is only used under its stripe's lock (type invariant), from any
+// thread; the array is freed on any thread.
+unsafe impl Sync for Chains {}
+// SAFETY: As above.
+unsafe impl Send for Chains {}
+
+impl Chains {
+    /// `2^bits` empty chains (from the slab or vmalloc: 8 MiB at `ABS_MAX_BITS`).
+    fn new(bits: u32, gfp: kernel::alloc::Flags) -> Result<Arc<Chains>> {
+        let bits = bits.clamp(HASH_BITS, ABS_MAX_BITS);
+        let n = 1usize << bits;
+        let mut heads = KVVec::with_capacity(n, gfp)?;
+        for _ in 0..n {
+            // Within the capacity: no allocation.
+            heads.push(Chain::new(), gfp)?;
+        }
+        // INVARIANT: `n` heads, `bits` clamped.
+        Ok(Arc::new(Chains { bits, heads }, gfp)?)
+    }
+
+    /// The chain of name hash `h`.
+    fn head_of(&self, h: u32) -> Option<&Chain> {
+        self.heads.get((h & ((1 << self.bits) - 1)) as usize)
+    }
+}
+
+/// What the lock of abstract stripe `s` protects: chains `i` of `chains` with
+/// `i % HASH_SIZE == s`. All stripes point to the same chains, but while a resize
+/// moves them one by one.
+pub(crate) struct Stripe {
+    chains: Arc<Chains>,
+}
+
+/// The name table of one network namespace, and the namespace's other state.
+///
+/// Handed to C as an opaque handle (`Arc::into_raw`, [`crate::netns`]); every socket
+/// of the namespace pins it.
+#[pin_data]
+pub(crate) struct NetTable {
+    /// Buckets `[0, HASH_SIZE)`: unbound and pathname sockets.
+    #[pin]
+    lower: [SpinLock<Chain>; HASH_SIZE as usize],
+    /// Buckets `[HASH_SIZE, 2 * HASH_SIZE)`: the abstract stripes.
+    #[pin]
+    stripes: [SpinLock<Stripe>; HASH_SIZE as usize],
+    /// The key of the name hash, random per table.
+    seed: bindings::hsiphash_key_t,
+    /// Abstract sockets in the table.
+    n_abstract: AtomicI32,
+    /// Chains of the abstract half (read-only sysctl `abstract_buckets`); written by
+    /// the resize only.
+    abs_buckets: AtomicI32,
+    /// The resize work item ([`crate::resize`]).
+    #[pin]
+    pub(crate) resize: Work<NetTable>,
+    /// Set at netns exit: the resize does not queue itself again.
+    pub(crate) exiting: AtomicBool,
+    /// Per socket type (STREAM, DGRAM, SEQPACKET), the autobind names known taken;
+    /// allocated at the first autobind.
+    autobind: [OnceBox<AutobindMap>; 3],
+    /// `net.rust_afunix.max_dgram_qlen` (sysctl, as `net.unix.max_dgram_qlen`).
+    max_dgram_qlen: AtomicI32,
+    /// The sysctl registration, set once at netns init.
+    pub(crate) sysctl: AtomicPtr<bindings::ctl_table_header>,
+}
+
+kernel::impl_has_work! {
+    impl HasWork<NetTable> for NetTable { self.resize }
+}
+
+impl NetTable {
+    /// A new, empty table with 256 abstract chains and a random hash key.
+    pub(crate) fn new() -> Result<Arc<NetTable>> {
+        let chains = Chains::new(HASH_BITS, GFP_KERNEL_ACCOUNT)?;
+        let mut seed = bindings::hsiphash_key_t::default();
+        // SAFETY: `seed` is writable for its size.
+        unsafe {
+            bindings::get_random_bytes(
+                ptr::addr_of_mut!(seed).cast::<c_void>(),
+                core::mem::size_of_val(&seed),
+            )
+        };
+        // One lock class for the 512 bucket locks (two are taken nested, in order).
+        let class = bindings::afunix_table_lock_init;
+        let init = pin_init!(NetTable {
+            lower <- pin_init_array_from_fn(|_| SpinLock::new(Chain::new(), class)),
+            stripes <- pin_init_array_from_fn(|_| {
+                SpinLock::new(Stripe { chains: chains.clone() }, class)
+            }),
+            seed,
+            n_abstract: AtomicI32::new(0),
+            abs_buckets: AtomicI32::new(HASH_SIZE as i32),
+            resize <- kernel::new_work!("rust_afunix:resize"),
+            exiting: AtomicBool::new(false),
+            autobind: [OnceBox::new(), OnceBox::new(), OnceBox::new()],
+            max_dgram_qlen: AtomicI32::new(10),
+            sysctl: AtomicPtr::new(ptr::null_mut()),
+        });
+        Arc::pin_init(init, GFP_KERNEL_ACCOUNT)
+    }
+
+    /// `net.rust_afunix.max_dgram_qlen`.
+    pub(crate) fn max_dgram_qlen(&self) -> u32 {
+        // The sysctl keeps it in 0..=INT_MAX.
+        self.max_dgram_qlen.load(Ordering::Relaxed).max(0) as u32
+    }
+
+    /// The sysctl data: `max_dgram_qlen` and `abstract_buckets` (the C `int`s the
+    /// sysctl code reads and writes).
+    pub(crate) fn sysctl_data(&self) -> (*mut i32, *mut i32) {
+        (self.max_dgram_qlen.as_ptr(), self.abs_buckets.as_ptr())
+    }
+
     /// The hash of an abstract name for a socket type: hsiphash keyed by this table,
     /// then the type, as AF_UNIX mixes it into its own.
     pub(crate) fn name_hash(&self, name: &[u8], ty: u16) -> NameHash {
-        // SAFETY: `self.t` is a live table; `name` is `name.len()` readable bytes.
-        let h = unsafe { bindings::afunix_name_hash(self.t, name.as_ptr(), name.len()) };
+        // SAFETY: `name` is `name.len()` readable bytes; `seed` is a key.
+        let h = unsafe { bindings::afunix_hsiphash(name.as_ptr().cast(), name.len(), &self.seed) };
         NameHash(h ^ u32::from(ty))
+    }
+
+    /// The autobind map of socket type `ty`, if it has one.
+    fn autobind_map(&self, ty: u16) -> Option<&AutobindMap> {
+        self.autobind.get(AutobindMap::index(ty)?)?.get()
     }
 
     /// Makes sure the autobind map of socket type `ty` exists (allocates: may sleep).
     /// Without it (no memory), autobind looks every name up, as AF_UNIX does.
     pub(crate) fn autobind_prepare(&self, ty: u16) {
-        // SAFETY: `self.t` is a live table.
-        let _ = unsafe { bindings::afunix_autobind_prepare(self.t, ty.into()) };
+        if let Some(slot) = AutobindMap::index(ty).and_then(|i| self.autobind.get(i)) {
+            let _ = slot.get_or_try_init(AutobindMap::new);
+        }
     }
 
     /// The first autobind name number in `from..to` that the map of socket type `ty`
     /// does not know taken, or `to`. Read without locks: the table has the last word.
     pub(crate) fn autobind_next(&self, ty: u16, from: u32, to: u32) -> u32 {
-        // SAFETY: `self.t` is a live table; the map is only read.
-        let n = unsafe {
-            bindings::afunix_autobind_next(self.t, ty.into(), from as usize, to as usize)
-        };
-        u32::try_from(n).map_or(to, |n| n.min(to))
+        match self.autobind_map(ty) {
+            Some(m) => m.next_free(from, to),
+            None => from.min(to),
+        }
     }
 
     /// Locks one bucket.
     pub(crate) fn lock(&self, b: Bucket) -> Locked<'_> {
-        self.lock2(b, b)
+        Locked {
+            t: self,
+            lo: (b, self.lock_bucket(b, false)),
+            hi: None,
+        }
     }
 
     /// Locks two buckets, in ascending order (one if they are the same).
     pub(crate) fn lock2(&self, a: Bucket, b: Bucket) -> Locked<'_> {
         let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-        // SAFETY: `self.t` is a live table (see `Table`); indices are in range
-        // (`Bucket` invariant). The second lock is of the same class, taken in a fixed
-        // order, hence nested.
-        unsafe {
-            bindings::afunix_table_lock(self.t, lo.0, false);
-            if hi != lo {
-                bindings::afunix_table_lock(self.t, hi.0, true);
-            }
-        }
-        // INVARIANT: Both locks were just taken.
+        let lo_g = self.lock_bucket(lo, false);
+        // The second lock is of the same class, taken in a fixed order: nested.
+        let hi_g = (hi != lo).then(|| (hi, self.lock_bucket(hi, true)));
         Locked {
-            t: self.t,
-            lo,
-            hi,
-            _t: PhantomData,
+            t: self,
+            lo: (lo, lo_g),
+            hi: hi_g,
         }
     }
+
+    /// Locks bucket `b` (nested: the caller holds another bucket lock, lower).
+    fn lock_bucket(&self, b: Bucket, nested: bool) -> BucketGuard<'_> {
+        // Masked below `HASH_SIZE`, the arrays' length.
+        let i = (b.0 & HASH_MOD) as usize;
+        match (b.is_abstract(), nested) {
+            (false, false) => BucketGuard::Lower(self.lower[i].lock()),
+            (false, true) => BucketGuard::Lower(self.lower[i].lock_nested()),
+            (true, false) => BucketGuard::Stripe(self.stripes[i].lock()),
+            (true, true) => BucketGuard::Stripe(self.stripes[i].lock_nested()),
+        }
+    }
+
+    /// Queues the resize work item on the module's queue (unless queued already).
+    fn queue_resize(&self) {
+        if self.exiting.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: Every `NetTable` lives in an `Arc` (`new`), and `self` is the pointer
+        // `Arc::into_raw` gives for it; the caller's socket (or the running resize)
+        // holds a reference while `self` is borrowed.
+        let this: Arc<NetTable> = unsafe { ArcBorrow::from_raw(self) }.into();
+        // Already queued: the queue holds a reference, this one goes.
+        let _ = crate::netns::queue().enqueue(this);
+    }
+
+    /// Queues a resize if `n` abstract names outgrow `size` chains (after a link).
+    fn grown(&self, n: i32) {
+        let size = self.abs_buckets.load(Ordering::Relaxed);
+        if crate::resize::should_grow(n, size) {
+            self.queue_resize();
+        }
+    }
+
+    /// Queues a resize if `n` abstract names are too few for the chains (after an unlink).
+    fn shrunk(&self, n: i32) {
+        let size = self.abs_buckets.load(Ordering::Relaxed);
+        if crate::resize::should_shrink(n, size) {
+            self.queue_resize();
+        }
+    }
+
+    /// The chains of the abstract half (`log2`) and the number of abstract sockets.
+    pub(crate) fn abstract_size(&self) -> (u32, i32) {
+        let bits = self.abs_buckets.load(Ordering::Relaxed).max(1).ilog2();
+        (bits, self.n_abstract.load(Ordering::SeqCst))
+    }
+
+    /// Moves the abstract sockets to `2^bits` chains, stripe by stripe; false if out of
+    /// memory (the table keeps its size: lookups get slower, nothing fails). Only the
+    /// resize work item (never run twice at once) calls this.
+    pub(crate) fn rehash(&self, bits: u32) -> bool {
+        let Ok(new) = Chains::new(bits, GFP_KERNEL | flags::__GFP_NOWARN) else {
+            return false;
+        };
+        for (s, stripe) in self.stripes.iter().enumerate() {
+            let old = {
+                let mut g = stripe.lock();
+                let old = core::mem::replace(&mut g.chains, new.clone());
+                // Chains `s`, `s + HASH_SIZE`, ... of the old array are this stripe's.
+                for head in old.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
+                    // SAFETY: The stripe's lock is held, for the old chain and the new.
+                    while let Some(sk) = unsafe { head.first_sock() } {
+                        // Always a chain: the index is masked to the array's length.
+                        let Some(to) = new.head_of(sk.name_hash()) else {
+                            break;
+                        };
+                        // SAFETY: Both chains are of this stripe, whose lock is held; the
+                        // table's reference moves with the socket.
+                        unsafe { to.move_in(sk) };
+                    }
+                }
+                old
+            };
+            // Freed after the last stripe left it, outside the locks.
+            drop(old);
+            cond_resched();
+        }
+        self.abs_buckets.store(1 << new.bits, Ordering::Relaxed);
+        // Pairs with the SeqCst count updates of link and unlink: either they see the
+        // new size, or the resize sees their count.
+        fence(Ordering::SeqCst);
+        true
+    }
+}
+
+/// A held bucket lock of a netns table.
+enum BucketGuard<'a> {
+    /// A bucket of the lower half.
+    Lower(Guard<'a, Chain>),
+    /// An abstract stripe.
+    Stripe(Guard<'a, Stripe>),
 }
 
 /// One or two buckets of a netns table, locked.
 ///
 /// # Invariants
 ///
-/// The locks of buckets `lo` and `hi` of the live table `t` are held.
+/// `lo` and `hi` hold the locks of the buckets they name, of `t`.
 pub(crate) struct Locked<'a> {
-    t: *mut bindings::afunix_table,
-    lo: Bucket,
-    hi: Bucket,
-    _t: PhantomData<&'a ()>,
+    t: &'a NetTable,
+    lo: (Bucket, BucketGuard<'a>),
+    hi: Option<(Bucket, BucketGuard<'a>)>,
 }
 
 impl Locked<'_> {
-    fn holds(&self, b: Bucket) -> bool {
-        b == self.lo || b == self.hi
+    /// The guard of bucket `b`, if it is one of the locked ones.
+    fn guard(&self, b: Bucket) -> Option<&BucketGuard<'_>> {
+        if self.lo.0 == b {
+            return Some(&self.lo.1);
+        }
+        self.hi.as_ref().filter(|(hb, _)| *hb == b).map(|(_, g)| g)
+    }
+
+    /// The chain `b` (lower half) or `h` (abstract: its stripe is `b`) is in, if `b` is
+    /// locked.
+    fn chain_at(&self, b: Bucket, h: Option<NameHash>) -> Option<&Chain> {
+        match (self.guard(b)?, h) {
+            (BucketGuard::Lower(g), None) => Some(&**g),
+            (BucketGuard::Stripe(g), Some(h)) if Bucket::abstract_name(h) == b => {
+                g.chains.head_of(h.0)
+            }
+            _ => None,
+        }
     }
 
     /// The socket bound to the abstract `name` of hash `h` (its bucket must be locked).
     pub(crate) fn find_name(&self, h: NameHash, name: &[u8]) -> Option<&Sock> {
-        if !self.holds(Bucket::abstract_name(h)) {
-            return None;
-        }
-        rust_afunix_find_socket_byname(self, h, name)
+        let chain = self.chain_at(Bucket::abstract_name(h), Some(h))?;
+        rust_afunix_find_socket_byname(chain, h.0, name)
     }
 
     /// Links an unbound socket into bucket `b` of the lower half (which must be locked).
@@ -193,34 +550,49 @@ impl Locked<'_> {
     /// Links `sk`, in no table, into `b`: in the lower half, or the chain of `h` (whose
     /// bucket `b` is) in the upper one. `b` must be locked.
     fn link(&mut self, sk: &Sock, b: Bucket, h: Option<NameHash>) -> Result {
-        if !self.holds(b) {
+        if b.is_abstract() != h.is_some() {
             return Err(EINVAL);
         }
-        match h {
-            None if !b.is_abstract() => {
-                sk.set_hash(b.0);
-                // SAFETY: The bucket (< `HASH_SIZE`) is locked; `sk` is live and in no
-                // table. The table takes a reference.
-                unsafe { bindings::afunix_table_add(self.t, b.0, sk.as_ptr()) };
-            }
-            Some(h) if Bucket::abstract_name(h) == b => {
-                sk.set_name_hash(h.0);
-                sk.set_hash(b.0);
-                // SAFETY: The stripe of `h` is locked; `sk` is live and in no table. The
-                // table takes a reference.
-                unsafe { bindings::afunix_table_add_abstract(self.t, h.0, sk.as_ptr()) };
-            }
-            _ => return Err(EINVAL),
+        let chain = self.chain_at(b, h).ok_or(EINVAL)?;
+        if let Some(h) = h {
+            sk.set_name_hash(h.0);
+        }
+        sk.set_hash(b.0);
+        // SAFETY: `chain`'s lock is held (its guard is in `self`); `sk` is in no chain.
+        unsafe { chain.add(sk) };
+        if b.is_abstract() {
+            let n = self.t.n_abstract.fetch_add(1, Ordering::SeqCst) + 1;
+            self.t.grown(n);
         }
         Ok(())
+    }
+
+    /// Unlinks `sk` from its chain, whose bucket is locked; false if it was not linked.
+    fn unlink(&mut self, sk: &Sock) -> bool {
+        let b = Bucket::of(sk);
+        if self.guard(b).is_none() {
+            return false;
+        }
+        // SAFETY: `sk`'s bucket is locked, so is its chain (the one of its name hash in
+        // its stripe); unlinking an unlinked socket does nothing. The table's reference
+        // is dropped; the caller holds another.
+        if !unsafe { bindings::afunix_sk_del_node_init(sk.as_ptr()) } {
+            return false;
+        }
+        if b.is_abstract() {
+            let n = self.t.n_abstract.fetch_sub(1, Ordering::SeqCst) - 1;
+            self.t.shrunk(n);
+        }
+        true
     }
 
     /// Records the autobind name `num` of socket type `ty`, whose hash is `h` (its bucket
     /// must be locked), as taken: bound now, or found bound by someone else.
     pub(crate) fn autobind_taken(&mut self, h: NameHash, ty: u16, num: u32) {
-        if self.holds(Bucket::abstract_name(h)) {
-            // SAFETY: `self.t` is a live table and the name's bucket is locked.
-            unsafe { bindings::afunix_autobind_mark(self.t, ty.into(), num as usize, true) };
+        if self.guard(Bucket::abstract_name(h)).is_some() {
+            if let Some(m) = self.t.autobind_map(ty) {
+                m.mark(num, true);
+            }
         }
     }
 
@@ -228,18 +600,14 @@ impl Locked<'_> {
     /// autobind map if it has one of that form.
     pub(crate) fn remove(&mut self, sk: &Sock) -> Result {
         let b = Bucket::of(sk);
-        if !self.holds(b) {
+        if self.guard(b).is_none() {
             return Err(EINVAL);
         }
-        // SAFETY: `sk`'s bucket is locked; unlinking an unlinked socket does nothing.
-        // The table's reference is dropped; the caller holds another.
-        let unlinked = unsafe { bindings::afunix_table_del(self.t, sk.as_ptr()) };
-        if unlinked && b.is_abstract() {
+        if self.unlink(sk) && b.is_abstract() {
             if let Some(num) = sk.addr_ref().and_then(Address::autobind_num) {
-                // SAFETY: `self.t` is a live table and the name's bucket is locked.
-                unsafe {
-                    bindings::afunix_autobind_mark(self.t, sk.sk_type().into(), num as usize, false)
-                };
+                if let Some(m) = self.t.autobind_map(sk.sk_type()) {
+                    m.mark(num, false);
+                }
             }
         }
         Ok(())
@@ -255,131 +623,119 @@ impl Locked<'_> {
         new: Bucket,
         h: Option<NameHash>,
     ) -> Result {
-        if !self.holds(Bucket::of(sk)) || !self.holds(new) {
+        if self.guard(Bucket::of(sk)).is_none() || self.chain_at(new, h).is_none() {
             return Err(EINVAL);
         }
-        if new.is_abstract() != h.is_some() || h.is_some_and(|h| Bucket::abstract_name(h) != new) {
-            return Err(EINVAL);
-        }
-        // SAFETY: The old bucket is locked; the table's reference goes and comes back.
-        unsafe { bindings::afunix_table_del(self.t, sk.as_ptr()) };
+        // The table's reference goes and comes back.
+        self.unlink(sk);
         sk.publish_addr(addr);
         self.link(sk, new, h)
     }
-}
-
-impl Drop for Locked<'_> {
-    fn drop(&mut self) {
-        // SAFETY: The locks are held (type invariant).
-        unsafe {
-            if self.hi != self.lo {
-                bindings::afunix_table_unlock(self.t, self.hi.0);
-            }
-            bindings::afunix_table_unlock(self.t, self.lo.0);
-        }
-    }
-}
-
-/// The first socket linked through `node` at `offset` in `struct sock`, or `None`.
-///
-/// # Safety
-///
-/// `node` is NULL or the `sk_node`/`sk_bind_node` (at `offset`) of a live socket of
-/// this family that stays alive for `'a` (its bucket's lock is held).
-unsafe fn sock_of<'a>(node: *mut bindings::hlist_node, offset: u32) -> Option<&'a Sock> {
-    if node.is_null() {
-        return None;
-    }
-    // SAFETY: `node` is inside a `struct sock` at `offset` (safety requirements).
-    Some(unsafe { Sock::from_raw(node.byte_sub(offset as usize).cast()) })
 }
 
 /// Walks the chain of `h` for the abstract `name`: AF_UNIX's
 /// `__unix_find_socket_byname`, with the full hash compared first.
 ///
 /// A function of its own, never inlined, under a fixed symbol name, for kprobes
-/// (`bpftrace`, `funclatency`). The caller holds the bucket's lock.
+/// (`bpftrace`, `funclatency`). The caller holds the chain's stripe lock.
 #[no_mangle]
 #[inline(never)]
-fn rust_afunix_find_socket_byname<'a>(
-    g: &'a Locked<'_>,
-    h: NameHash,
+#[expect(
+    improper_ctypes_definitions,
+    reason = "called from Rust only; C ABI for kprobes"
+)]
+extern "C" fn rust_afunix_find_socket_byname<'a>(
+    chain: &'a Chain,
+    h: u32,
     name: &[u8],
 ) -> Option<&'a Sock> {
-    // SAFETY: The table is live and the stripe of `h` is locked (`find_name`).
-    let mut node = unsafe { bindings::afunix_table_abstract_first(g.t, h.0) };
-    // SAFETY: Linked sockets are live while the bucket is locked (the table holds a
-    // reference to each); `node` is the `sk_node` of each.
-    while let Some(s) = unsafe { sock_of(node, bindings::AFUNIX_SK_NODE_OFFSET) } {
-        // Every socket of the upper half is bound: its name hash is set.
-        if s.name_hash() == h.0 && s.addr_ref().is_some_and(|a| a.name() == name) {
-            return Some(s);
-        }
-        // SAFETY: `node` is a linked, live list node (above).
-        node = unsafe { (*node).next };
-    }
-    None
+    // Every socket of the upper half is bound: its name hash is set.
+    chain
+        .iter(SK_NODE)
+        .find(|s| s.name_hash() == h && s.addr_ref().is_some_and(|a| a.name() == name))
 }
 
-/// The global pathname table's bucket lock.
-///
-/// # Invariants
-///
-/// The lock of global bucket `self.0` (< `HASH_SIZE`) is held.
-struct BsdLocked(u32);
-
-impl BsdLocked {
-    fn new(ino: u64) -> BsdLocked {
-        let h = ino as u32 & HASH_MOD;
-        // SAFETY: `h < HASH_SIZE`.
-        unsafe { bindings::afunix_bsd_lock(h) };
-        // INVARIANT: Just locked.
-        BsdLocked(h)
-    }
+/// The global pathname table, keyed by inode number, linked by `sk_bind_node`: a
+/// socket is in it from its pathname bind to its release. It does not hold references
+/// (the socket's netns table does).
+#[pin_data]
+pub(crate) struct BsdTable {
+    #[pin]
+    buckets: [SpinLock<Chain>; HASH_SIZE as usize],
 }
 
-impl Drop for BsdLocked {
-    fn drop(&mut self) {
-        // SAFETY: Held (type invariant).
-        unsafe { bindings::afunix_bsd_unlock(self.0) };
+/// The module's global pathname table, set while the family is registered.
+static BSD: AtomicPtr<BsdTable> = AtomicPtr::new(ptr::null_mut());
+
+impl BsdTable {
+    /// The empty table.
+    pub(crate) fn new() -> impl PinInit<BsdTable> {
+        pin_init!(BsdTable {
+            buckets <- pin_init_array_from_fn(|_| {
+                SpinLock::new(Chain::new(), bindings::afunix_bsd_lock_init)
+            }),
+        })
+    }
+
+    /// Publishes `t` as the module's table, or withdraws it (NULL).
+    ///
+    /// # Safety
+    ///
+    /// A published table stays alive and pinned until it is withdrawn, and it is only
+    /// withdrawn when no socket of the family exists.
+    pub(crate) unsafe fn publish(t: *const BsdTable) {
+        BSD.store(t.cast_mut(), Ordering::Release);
+    }
+
+    /// The module's table (a socket exists, so it is published).
+    fn get() -> Option<&'static BsdTable> {
+        // SAFETY: Published tables stay alive while a socket exists (`publish`), and
+        // callers work on a socket.
+        unsafe { BSD.load(Ordering::Acquire).as_ref() }
+    }
+
+    fn bucket(&self, ino: u64) -> Guard<'_, Chain> {
+        // Masked below `HASH_SIZE`, the array's length.
+        self.buckets[(ino as u32 & HASH_MOD) as usize].lock()
     }
 }
 
 /// Links a newly bound pathname socket into the global table (`unix_insert_bsd_socket`).
 pub(crate) fn bsd_insert(sk: &Sock, ino: u64) {
-    let g = BsdLocked::new(ino);
-    // SAFETY: The bucket is locked; `sk` is live and in no bsd bucket yet (bound once).
-    unsafe { bindings::afunix_bsd_add(g.0, sk.as_ptr()) };
+    if let Some(t) = BsdTable::get() {
+        let g = t.bucket(ino);
+        // SAFETY: The bucket is locked; `sk` is live and in no global bucket (bound once).
+        unsafe { bindings::afunix_sk_add_bind_node(sk.as_ptr(), g.as_ptr()) };
+    }
 }
 
 /// Unlinks a pathname socket from the global table, if linked.
 pub(crate) fn bsd_remove(sk: &Sock) {
-    let Some(ino) = sk.inode_number() else {
+    let (Some(ino), Some(t)) = (sk.inode_number(), BsdTable::get()) else {
         return;
     };
-    let _g = BsdLocked::new(ino);
-    // SAFETY: `sk` is in this bucket (keyed by its inode), if anywhere, and it is locked.
-    unsafe { bindings::afunix_bsd_del(sk.as_ptr()) };
+    let _g = t.bucket(ino);
+    // SAFETY: `sk` is in this bucket (keyed by its inode), if anywhere, and it is locked;
+    // unlinking an unlinked node does nothing.
+    unsafe { bindings::afunix_sk_del_bind_node_init(sk.as_ptr()) };
 }
 
 /// The socket bound to the inode `inode` (number `ino`), with a reference:
 /// AF_UNIX's `unix_find_socket_byinode`. A kprobe target, as the abstract lookup.
 #[no_mangle]
 #[inline(never)]
-fn rust_afunix_find_socket_byinode(inode: *mut bindings::inode, ino: u64) -> Option<ARef<Sock>> {
-    let g = BsdLocked::new(ino);
-    // SAFETY: `g.0` is a valid bucket, locked.
-    let mut node = unsafe { bindings::afunix_bsd_first(g.0) };
-    // SAFETY: Linked sockets are live while the bucket is locked (release unlinks
-    // them first); `node` is the `sk_bind_node` of each.
-    while let Some(s) = unsafe { sock_of(node, bindings::AFUNIX_SK_BIND_NODE_OFFSET) } {
-        if core::ptr::eq(s.inode_ptr(), inode) {
-            return Some(ARef::from(s));
-        }
-        // SAFETY: `node` is a linked, live list node (above).
-        node = unsafe { (*node).next };
-    }
-    None
+#[expect(
+    improper_ctypes_definitions,
+    reason = "called from Rust only; C ABI for kprobes"
+)]
+extern "C" fn rust_afunix_find_socket_byinode(
+    inode: *mut bindings::inode,
+    ino: u64,
+) -> Option<ARef<Sock>> {
+    let g = BsdTable::get()?.bucket(ino);
+    g.iter(SK_BIND_NODE)
+        .find(|s| ptr::eq(s.inode_ptr(), inode))
+        .map(ARef::from)
 }
 
 /// Looks a socket up by the inode of its socket file.
@@ -393,7 +749,7 @@ pub(crate) fn find_by_inode(inode: *mut bindings::inode, ino: u64) -> Option<ARe
 pub(crate) mod seq {
     use super::*;
 
-    const BUCKET_SPACE: u32 = 64 - (bindings::AFUNIX_HASH_BITS + 1) - 1;
+    const BUCKET_SPACE: u32 = 64 - (HASH_BITS + 1) - 1;
 
     fn bucket(pos: i64) -> u64 {
         (pos as u64) >> BUCKET_SPACE
@@ -407,51 +763,115 @@ pub(crate) mod seq {
         ((bucket << BUCKET_SPACE) | offset) as i64
     }
 
-    /// The `offset`-th socket of bucket `b` (locked), or NULL.
+    impl NetTable {
+        /// Locks bucket `b` past the guard (unlocked by [`NetTable::seq_unlock`]).
+        fn seq_lock(&self, b: Bucket) {
+            match self.lock_bucket(b, false) {
+                BucketGuard::Lower(g) => g.leak(),
+                BucketGuard::Stripe(g) => g.leak(),
+            }
+        }
+
+        /// Unlocks bucket `b`, locked by [`NetTable::seq_lock`].
+        ///
+        /// # Safety
+        ///
+        /// `b` is locked by `seq_lock` in this thread.
+        unsafe fn seq_unlock(&self, b: Bucket) {
+            let i = (b.0 & HASH_MOD) as usize;
+            // SAFETY: Held by a leaked guard (safety requirements).
+            unsafe {
+                if b.is_abstract() {
+                    self.stripes[i].force_unlock();
+                } else {
+                    self.lower[i].force_unlock();
+                }
+            }
+        }
+
+        /// The socket after `sk` in bucket `b` (the first one if `sk` is `None`).
+        ///
+        /// # Safety
+        ///
+        /// `b` is locked by `seq_lock` in this thread, for `'a`; `sk` is in it.
+        unsafe fn seq_next<'a>(&'a self, b: Bucket, sk: Option<&Sock>) -> Option<&'a Sock> {
+            let i = (b.0 & HASH_MOD) as usize;
+            if !b.is_abstract() {
+                // SAFETY: Bucket `b` is locked, for `'a` (safety requirements).
+                let chain = unsafe { self.lower[i].leaked_data() };
+                return match sk {
+                    None => chain.iter(SK_NODE).next(),
+                    // SAFETY: `sk` is in the locked chain.
+                    Some(sk) => unsafe { sock_after(sk) },
+                };
+            }
+            // SAFETY: Stripe `i` is locked, for `'a` (safety requirements).
+            let chains = unsafe { &self.stripes[i].leaked_data().chains };
+            let first = match sk {
+                // SAFETY: `sk` is in a chain of the locked stripe.
+                Some(sk) => match unsafe { sock_after(sk) } {
+                    Some(next) => return Some(next),
+                    None => {
+                        (sk.name_hash() & ((1 << chains.bits) - 1)) as usize + HASH_SIZE as usize
+                    }
+                },
+                None => i,
+            };
+            chains
+                .heads
+                .iter()
+                .skip(first)
+                .step_by(HASH_SIZE as usize)
+                .find_map(|c| c.iter(SK_NODE).next())
+        }
+    }
+
+    /// The socket after `sk` in its chain.
     ///
     /// # Safety
     ///
-    /// `t` is a live table and bucket `b` (< `2 * HASH_SIZE`) is locked.
-    unsafe fn from_bucket(
-        t: *mut bindings::afunix_table,
-        b: u64,
-        offset: u64,
-    ) -> *mut bindings::sock {
-        let mut sk = core::ptr::null_mut();
+    /// `sk` is linked by `sk_node` in a chain whose lock is held for `'a`.
+    unsafe fn sock_after<'a>(sk: &Sock) -> Option<&'a Sock> {
+        // SAFETY: `sk` is linked in a locked chain (safety requirements).
+        let next = unsafe { (*sk_node(sk)).next };
+        // SAFETY: The next node of a locked chain, at `SK_NODE` in a live socket.
+        ChainIter {
+            node: next,
+            offset: SK_NODE,
+            _chain: core::marker::PhantomData,
+        }
+        .next()
+    }
+
+    /// The `offset`-th socket of bucket `b` (locked), or `None`.
+    ///
+    /// # Safety
+    ///
+    /// `b` is locked by `seq_lock` in this thread, for `'a`.
+    unsafe fn from_bucket<'a>(t: &'a NetTable, b: Bucket, offset: u64) -> Option<&'a Sock> {
+        let mut sk = None;
         for _ in 0..offset {
-            // SAFETY: `b` is in range, locked, and `sk` is NULL or a socket linked in it.
-            sk = unsafe { bindings::afunix_table_next(t, b as u32, sk) };
-            if sk.is_null() {
-                break;
-            }
+            // SAFETY: `b` is locked; `sk` is `None` or a socket in it.
+            sk = Some(unsafe { t.seq_next(b, sk) }?);
         }
         sk
     }
 
     /// The socket at `pos`, or the first after it; its bucket is left locked.
-    ///
-    /// # Safety
-    ///
-    /// `t` is a live table; no bucket of it is locked by the caller.
-    pub(crate) unsafe fn first(
-        t: *mut bindings::afunix_table,
-        pos: &mut i64,
-    ) -> *mut bindings::sock {
-        let mut b = bucket(*pos);
-        while b < u64::from(2 * HASH_SIZE) {
-            // SAFETY: `b` is in range; `t` is live.
-            unsafe { bindings::afunix_table_lock(t, b as u32, false) };
-            // SAFETY: Bucket `b` is locked.
-            let sk = unsafe { from_bucket(t, b, offset(*pos)) };
-            if !sk.is_null() {
-                return sk;
+    pub(crate) fn first<'a>(t: &'a NetTable, pos: &mut i64) -> Option<&'a Sock> {
+        let mut n = bucket(*pos);
+        while let Some(b) = Bucket::nth(n) {
+            t.seq_lock(b);
+            // SAFETY: Bucket `b` was just locked.
+            if let Some(sk) = unsafe { from_bucket(t, b, offset(*pos)) } {
+                return Some(sk);
             }
             // SAFETY: Locked above.
-            unsafe { bindings::afunix_table_unlock(t, b as u32) };
-            b += 1;
-            *pos = position(b, 1);
+            unsafe { t.seq_unlock(b) };
+            n += 1;
+            *pos = position(n, 1);
         }
-        core::ptr::null_mut()
+        None
     }
 
     /// The socket after `sk` (whose bucket is locked, and is unlocked when it is left).
@@ -459,35 +879,28 @@ pub(crate) mod seq {
     /// # Safety
     ///
     /// `sk` came from [`first`] or [`next`] with `pos`, and its bucket is still locked.
-    pub(crate) unsafe fn next(
-        t: *mut bindings::afunix_table,
-        sk: *mut bindings::sock,
-        pos: &mut i64,
-    ) -> *mut bindings::sock {
-        let b = bucket(*pos);
-        // SAFETY: `sk` is linked in the locked bucket `b` (< `2 * HASH_SIZE`).
-        let next = unsafe { bindings::afunix_table_next(t, b as u32, sk) };
-        if !next.is_null() {
-            return next;
+    pub(crate) unsafe fn next<'a>(t: &'a NetTable, sk: &Sock, pos: &mut i64) -> Option<&'a Sock> {
+        let n = bucket(*pos);
+        let b = Bucket::of(sk);
+        // SAFETY: `sk` is linked in bucket `b`, locked since `first`.
+        if let Some(next) = unsafe { t.seq_next(b, Some(sk)) } {
+            return Some(next);
         }
         // SAFETY: Bucket `b` was locked by `first`.
-        unsafe { bindings::afunix_table_unlock(t, b as u32) };
-        *pos = position(b + 1, 1);
-        // SAFETY: No bucket is locked now.
-        unsafe { first(t, pos) }
+        unsafe { t.seq_unlock(b) };
+        *pos = position(n + 1, 1);
+        first(t, pos)
     }
 
     /// Ends an iteration: unlocks the bucket of `sk`, if any.
     ///
     /// # Safety
     ///
-    /// `sk` is NULL or came from [`first`]/[`next`], its bucket still locked.
-    pub(crate) unsafe fn stop(t: *mut bindings::afunix_table, sk: *mut bindings::sock) {
-        if !sk.is_null() {
-            // SAFETY: `sk` is live (its bucket is locked) and of this family.
-            let b = Bucket::of(unsafe { Sock::from_raw(sk) });
+    /// `sk` is `None` or came from [`first`]/[`next`], its bucket still locked.
+    pub(crate) unsafe fn stop(t: &NetTable, sk: Option<&Sock>) {
+        if let Some(sk) = sk {
             // SAFETY: That bucket is locked (safety requirements).
-            unsafe { bindings::afunix_table_unlock(t, b.0) };
+            unsafe { t.seq_unlock(Bucket::of(sk)) };
         }
     }
 }

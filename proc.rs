@@ -5,7 +5,7 @@
 //! protocol, flags, type, state, inode and name).
 
 use crate::bindings;
-use crate::hash::seq;
+use crate::hash::{seq, NetTable};
 use crate::sock::Sock;
 use core::ffi::{c_int, c_void};
 
@@ -17,10 +17,15 @@ const START: *mut c_void = 1 as *mut c_void;
 /// # Safety
 ///
 /// `s` is a seq_file of `/proc/net/rust_afunix`, opened with `seq_net_private`.
-unsafe fn table(s: *mut bindings::seq_file) -> *mut bindings::afunix_table {
+unsafe fn table<'a>(s: *mut bindings::seq_file) -> &'a NetTable {
     // SAFETY: The file holds a reference to its netns, which has a table while the
     // module (which owns the /proc entry) is loaded.
-    unsafe { bindings::afunix_net_table(bindings::afunix_seq_net(s)) }
+    unsafe { crate::netns::table_of(bindings::afunix_seq_net(s)) }
+}
+
+/// A socket of the walk as the seq_file core keeps it.
+fn as_v(sk: Option<&Sock>) -> *mut c_void {
+    sk.map_or(core::ptr::null_mut(), |sk| sk.as_ptr().cast())
 }
 
 /// # Safety
@@ -28,12 +33,11 @@ unsafe fn table(s: *mut bindings::seq_file) -> *mut bindings::afunix_table {
 /// seq_file callback: `s` and `pos` come from the seq_file core.
 unsafe extern "C" fn start(s: *mut bindings::seq_file, pos: *mut i64) -> *mut c_void {
     // SAFETY: Arguments of a seq_file `start`.
-    unsafe {
-        if *pos == 0 {
-            return START;
-        }
-        seq::first(table(s), &mut *pos).cast()
+    let (t, pos) = unsafe { (table(s), &mut *pos) };
+    if *pos == 0 {
+        return START;
     }
+    as_v(seq::first(t, pos))
 }
 
 /// # Safety
@@ -44,23 +48,23 @@ unsafe extern "C" fn next(
     v: *mut c_void,
     pos: *mut i64,
 ) -> *mut c_void {
-    // SAFETY: Arguments of a seq_file `next`; a socket `v` has its bucket locked.
-    unsafe {
-        *pos += 1;
-        if v == START {
-            return seq::first(table(s), &mut *pos).cast();
-        }
-        seq::next(table(s), v.cast(), &mut *pos).cast()
+    // SAFETY: Arguments of a seq_file `next`.
+    let (t, pos) = unsafe { (table(s), &mut *pos) };
+    *pos += 1;
+    if v == START {
+        return as_v(seq::first(t, pos));
     }
+    // SAFETY: A socket `v` came from `first`/`next`, and its bucket is locked.
+    as_v(unsafe { seq::next(t, Sock::from_raw(v.cast()), pos) })
 }
 
 /// # Safety
 ///
 /// seq_file callback: `v` is what `start`/`next` returned.
 unsafe extern "C" fn stop(s: *mut bindings::seq_file, v: *mut c_void) {
-    if v != START {
-        // SAFETY: A socket `v` (or NULL) from `first`/`next`, its bucket locked.
-        unsafe { seq::stop(table(s), v.cast()) };
+    if v != START && !v.is_null() {
+        // SAFETY: A socket `v` from `first`/`next`, its bucket locked.
+        unsafe { seq::stop(table(s), Some(Sock::from_raw(v.cast()))) };
     }
 }
 

@@ -6,9 +6,11 @@
 //! `SOCK_STREAM`, `SOCK_DGRAM` and `SOCK_SEQPACKET` sockets that behave as AF_UNIX of
 //! Linux 6.12 does. See README.md.
 //!
-//! Layout: [`sock`] and [`wakeup`] are the thin layer over the C API (all `unsafe` is
-//! there, in [`socket`]'s trampolines and in this file's registration); [`proto`] is the
-//! protocol, in safe Rust.
+//! Layout: `unsafe` lives in the thin layer over the C API: [`sock`] (sockets, skbs,
+//! messages), [`socket`]'s trampolines, [`wakeup`] (wait queues), [`vfs`], [`proc`],
+//! [`sync`] (the module's spinlock), the list operations of [`hash`], the pernet glue of
+//! [`netns`] and this file's registration. The protocol and its policy are safe Rust:
+//! [`proto`], [`names`], [`autobind`] (with its map), [`addr`] and [`resize`].
 
 mod addr;
 mod autobind;
@@ -16,10 +18,13 @@ mod bindings;
 mod error;
 mod hash;
 mod names;
+mod netns;
 mod proc;
 mod proto;
+mod resize;
 mod sock;
 mod socket;
+mod sync;
 mod vfs;
 mod wakeup;
 
@@ -167,6 +172,10 @@ unsafe extern "C" fn destruct(sk: *mut bindings::sock) {
 
 struct RustAfUnix {
     tables: Pin<KBox<Tables>>,
+    /// The global pathname table (published in `hash` while the family is registered).
+    _bsd: Pin<KBox<hash::BsdTable>>,
+    /// The workqueue of the table resizes; destroyed after the pernet exits.
+    _queue: netns::OwnedQueue,
 }
 
 impl kernel::Module for RustAfUnix {
@@ -180,19 +189,40 @@ impl kernel::Module for RustAfUnix {
             );
             return Err(EINVAL);
         }
+        // Made first and destroyed last: the netns tables queue their resizes on it.
+        let queue = netns::OwnedQueue::new()?;
+        let bsd = KBox::pin_init(hash::BsdTable::new(), GFP_KERNEL)?;
+        // SAFETY: `bsd` stays pinned in the module until after `sock_unregister`, when it
+        // is withdrawn (in `drop`, or below on failure).
+        unsafe { hash::BsdTable::publish(&*bsd) };
         // SAFETY: Called once, at load; undone in `drop` or below on failure.
-        to_result(unsafe { bindings::afunix_pernet_register(&proc::SEQ_OPS) })?;
-        let r = Self::register(fam);
-        if r.is_err() {
-            // SAFETY: Registered above; no socket of this family exists.
-            unsafe { bindings::afunix_pernet_unregister() };
+        let r = to_result(unsafe { bindings::afunix_pernet_register() }).and_then(|()| {
+            match Self::register(fam) {
+                Ok(tables) => Ok(tables),
+                Err(e) => {
+                    // SAFETY: Registered above; no socket of this family exists.
+                    unsafe { bindings::afunix_pernet_unregister() };
+                    Err(e)
+                }
+            }
+        });
+        match r {
+            Ok(tables) => Ok(RustAfUnix {
+                tables,
+                _bsd: bsd,
+                _queue: queue,
+            }),
+            Err(e) => {
+                // SAFETY: No socket of this family exists.
+                unsafe { hash::BsdTable::publish(core::ptr::null()) };
+                Err(e)
+            }
         }
-        r
     }
 }
 
 impl RustAfUnix {
-    fn register(fam: c_int) -> Result<Self> {
+    fn register(fam: c_int) -> Result<Pin<KBox<Tables>>> {
         let owner: *mut bindings::module = THIS_MODULE.as_ptr().cast();
         let mut tables = KBox::pin(
             Tables {
@@ -240,7 +270,7 @@ impl RustAfUnix {
             return Err(e);
         }
         pr_info!("registered socket family {} (AF_UNIX in Rust)\n", fam);
-        Ok(RustAfUnix { tables })
+        Ok(tables)
     }
 }
 
@@ -259,6 +289,8 @@ impl Drop for RustAfUnix {
         }
         // SAFETY: Registered in `init`; no socket (so no table user) is left.
         unsafe { bindings::afunix_pernet_unregister() };
+        // SAFETY: No socket is left; the table is freed with `self` after this.
+        unsafe { hash::BsdTable::publish(core::ptr::null()) };
         pr_info!("unregistered socket family {}\n", t.family.family);
     }
 }

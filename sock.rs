@@ -202,7 +202,7 @@ impl Sock {
             (*sk).sk_type = (*p).sk_type;
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
             (*sk).sk_max_ack_backlog =
-                bindings::afunix_max_dgram_qlen(bindings::afunix_sock_net(p)) as u32;
+                crate::netns::table_of(bindings::afunix_sock_net(p)).max_dgram_qlen();
             (*sk).sk_write_space = (*p).sk_write_space;
             (*sk).sk_destruct = (*p).sk_destruct;
             bindings::afunix_prot_inuse_add(sk, 1);
@@ -1443,7 +1443,7 @@ pub(crate) fn wakeup_unkeyed() -> bool {
 /// `net` is a live netns (the module's pernet data exists while it is loaded).
 pub(crate) unsafe fn max_dgram_qlen(net: *mut bindings::net) -> u32 {
     // SAFETY: Valid by the safety requirements.
-    unsafe { bindings::afunix_max_dgram_qlen(net) as u32 }
+    unsafe { crate::netns::table_of(net).max_dgram_qlen() }
 }
 
 /// Writes an int to a user pointer of an ioctl (`put_user`).

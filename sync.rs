@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The module's own spinlock, whose guard derefs to the data it protects, and a box
+//! published once.
+//!
+//! 6.12's `kernel::sync::SpinLock` has no `lock_nested`: the name tables take two
+//! buckets of one lock class in a fixed order, and lockdep must be told that the second
+//! is nested. [`SpinLock`] is the same shape as `kernel::sync::Lock` (the C lock in an
+//! `Opaque`, the data in an `UnsafeCell`, reachable only through a [`Guard`]) over the
+//! C `spinlock_t`, with [`SpinLock::lock_nested`] added.
+
+use crate::bindings;
+use core::cell::UnsafeCell;
+use core::marker::PhantomPinned;
+use core::ops::{Deref, DerefMut};
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, Ordering};
+use kernel::error::Result;
+use kernel::init::PinInit;
+use kernel::prelude::*;
+use kernel::types::Opaque;
+
+/// A `spinlock_t` and the data it protects.
+///
+/// Each lock class is one C initialiser (`afunix_*_lock_init` in afunix_helpers.c, a
+/// static lockdep key per call site): every lock made with the same initialiser is of
+/// the same class.
+#[pin_data]
+pub(crate) struct SpinLock<T> {
+    #[pin]
+    lock: Opaque<bindings::spinlock_t>,
+    #[pin]
+    _pin: PhantomPinned,
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: The lock serialises access to `data`, so the lock may be shared between
+// threads as long as the data may be sent between them.
+unsafe impl<T: Send> Sync for SpinLock<T> {}
+// SAFETY: Moving the lock moves the data; nothing else is tied to a thread.
+unsafe impl<T: Send> Send for SpinLock<T> {}
+
+impl<T> SpinLock<T> {
+    /// A lock over `data`, initialised by `init` (which sets the lock class).
+    pub(crate) fn new(
+        data: T,
+        init: unsafe extern "C" fn(*mut bindings::spinlock_t),
+    ) -> impl PinInit<Self> {
+        pin_init!(Self {
+            lock <- Opaque::ffi_init(|slot| {
+                // SAFETY: `slot` is the lock's storage, initialised here and only used
+                // once initialised.
+                unsafe { init(slot) }
+            }),
+            _pin: PhantomPinned,
+            data: UnsafeCell::new(data),
+        })
+    }
+
+    /// Takes the lock.
+    pub(crate) fn lock(&self) -> Guard<'_, T> {
+        // SAFETY: The lock was initialised by `new`.
+        unsafe { bindings::afunix_spin_lock(self.lock.get()) };
+        // INVARIANT: Just locked.
+        Guard { lock: self }
+    }
+
+    /// Takes the lock while the caller holds another of the same class, taken first in
+    /// a fixed order (lockdep's `SINGLE_DEPTH_NESTING`).
+    pub(crate) fn lock_nested(&self) -> Guard<'_, T> {
+        // SAFETY: The lock was initialised by `new`.
+        unsafe { bindings::afunix_spin_lock_nested(self.lock.get()) };
+        // INVARIANT: Just locked.
+        Guard { lock: self }
+    }
+}
+
+/// A held [`SpinLock`]: gives access to the data it protects, and unlocks on drop.
+///
+/// # Invariants
+///
+/// `lock` is held by this guard.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct Guard<'a, T> {
+    lock: &'a SpinLock<T>,
+}
+
+impl<T> Guard<'_, T> {
+    /// Keeps the lock held past the guard (for a seq_file walk, whose callbacks lock and
+    /// unlock in different calls); [`SpinLock::force_unlock`] ends it.
+    pub(crate) fn leak(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl<T> SpinLock<T> {
+    /// Unlocks a lock whose guard was [`Guard::leak`]ed.
+    ///
+    /// # Safety
+    ///
+    /// The lock is held, by a leaked guard of this thread.
+    pub(crate) unsafe fn force_unlock(&self) {
+        // SAFETY: Held (safety requirements).
+        unsafe { bindings::afunix_spin_unlock(self.lock.get()) };
+    }
+
+    /// The data of a lock held by a leaked guard.
+    ///
+    /// # Safety
+    ///
+    /// The lock is held, by a leaked guard of this thread, for `'a`.
+    pub(crate) unsafe fn leaked_data<'a>(&'a self) -> &'a T {
+        // SAFETY: The lock is held (safety requirements): no one writes the data.
+        unsafe { &*self.data.get() }
+    }
+}
+
+impl<T> Deref for Guard<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T> DerefMut for Guard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: The lock is held (type invariant), and this guard is borrowed mutably.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T> Drop for Guard<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::afunix_spin_unlock(self.lock.lock.get()) };
+    }
+}
+
+/// A box set at most once, then read without a lock (`smp_load_acquire`).
+pub(crate) struct OnceBox<T> {
+    ptr: AtomicPtr<T>,
+}
+
+impl<T> OnceBox<T> {
+    /// An empty box.
+    pub(crate) const fn new() -> Self {
+        OnceBox {
+            ptr: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// The content, if set.
+    pub(crate) fn get(&self) -> Option<&T> {
+        // Pairs with the release of `get_or_try_init`: the content is initialised.
+        let p = self.ptr.load(Ordering::Acquire);
+        // SAFETY: A non-NULL pointer came from `KBox::into_raw` and is freed only by
+        // `drop`, which has `&mut self`.
+        unsafe { p.as_ref() }
+    }
+
+    /// The content, made by `make` if not set yet (two racing callers may both make one:
+    /// the loser's is dropped).
+    pub(crate) fn get_or_try_init(&self, make: impl FnOnce() -> Result<KBox<T>>) -> Result<&T> {
+        if let Some(v) = self.get() {
+            return Ok(v);
+        }
+        let new = KBox::into_raw(make()?);
+        if let Err(_won) =
+            self.ptr
+                .compare_exchange(ptr::null_mut(), new, Ordering::AcqRel, Ordering::Acquire)
+        {
+            // SAFETY: `new` came from `KBox::into_raw` above and was not published.
+            drop(unsafe { KBox::from_raw(new) });
+        }
+        // The box holds a value now (ours or the winner's).
+        self.get().ok_or(ENOMEM)
+    }
+}
+
+impl<T> Drop for OnceBox<T> {
+    fn drop(&mut self) {
+        let p = *self.ptr.get_mut();
+        if !p.is_null() {
+            // SAFETY: Published by `get_or_try_init` from `KBox::into_raw`; no reader is
+            // left (`&mut self`).
+            drop(unsafe { KBox::from_raw(p) });
+        }
+    }
+}
+
+// SAFETY: `OnceBox` hands out shared references to `T` across threads and drops it on
+// any thread, as `Arc<T>` would.
+unsafe impl<T: Send + Sync> Sync for OnceBox<T> {}
+// SAFETY: As above.
+unsafe impl<T: Send + Sync> Send for OnceBox<T> {}
