@@ -7,6 +7,8 @@ KVARIANT ?= debug
 SCRIPTS := $(CURDIR)/scripts
 CACHE ?= $(or $(RUST_AFUNIX_CACHE),$(HOME)/.cache/rust-afunix)
 BINDGEN := $(CACHE)/tools/bin/bindgen
+# Debian's rust-web-clippy: clippy for rustc-web's compiler.
+CLIPPY_DRIVER := /usr/bin/clippy-driver
 KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
@@ -21,7 +23,7 @@ help:
 	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
 	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
 	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
-	@echo "make lint       rustfmt --check and checkpatch"
+	@echo "make lint       rustfmt --check, checkpatch, and the module built with clippy"
 
 setup:
 	@$(SCRIPTS)/setup
@@ -34,13 +36,14 @@ kernels: setup
 	@$(SCRIPTS)/build-kernel perf
 
 # The module is built in place (M=), for one kernel at a time: switching variants
-# cleans first.
+# cleans first. `make lint` builds it with clippy (KMAKE_LINT); the kernel's -Dwarnings
+# (CONFIG_WERROR) makes any clippy warning an error.
 module: setup
 	@kdir="$(KDIR)"; \
 	if [ -f .kdir ] && [ "$$(cat .kdir)" != "$$kdir" ]; then \
 		$(MAKE) -s -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) clean; fi; \
 	echo "$$kdir" > .kdir; \
-	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) W=1 modules
+	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) $(KMAKE_LINT) W=1 modules
 
 selftests:
 	@$(MAKE) -s -C selftests KSRC=$(CACHE)/linux-source-6.12
@@ -76,6 +79,7 @@ lint: setup
 		--show-types -f $$(ls *.rs *.c *.h selftests/*.c selftests/*.h shim/*.c | grep -v _generated) && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
+	$(MAKE) -s module KMAKE_LINT="CLIPPY=1 CLIPPY_DRIVER=$(CLIPPY_DRIVER)" && \
 	echo "lint: clean"
 
 fmt:

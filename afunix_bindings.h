@@ -10,8 +10,10 @@
 #ifndef AFUNIX_BINDINGS_H
 #define AFUNIX_BINDINGS_H
 
+#include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/proc_fs.h>
@@ -122,17 +124,28 @@ extern int afunix_autobind_bits;
 /* The debug parameter `wakeup_unkeyed`. */
 extern bool afunix_wakeup_unkeyed;
 
-void afunix_sock_init(struct sock *sk);
+void afunix_init_state_lock(struct afunix_sock *u);
+void afunix_init_iolock(struct afunix_sock *u);
+void afunix_init_bindlock(struct afunix_sock *u);
+void afunix_init_peer_wait(struct afunix_sock *u);
 void afunix_embryo_init(struct sock *sk);
 void afunix_state_lock(struct sock *sk);
 void afunix_state_lock_nested(struct sock *sk);
 void afunix_state_unlock(struct sock *sk);
+void afunix_spin_lock(spinlock_t *lock);
+void afunix_spin_unlock(spinlock_t *lock);
 void afunix_iolock(struct sock *sk);
+int afunix_iolock_interruptible(struct sock *sk);
 void afunix_iounlock(struct sock *sk);
 void afunix_sock_hold(struct sock *sk);
 void afunix_sock_put(struct sock *sk);
 void afunix_sock_orphan(struct sock *sk);
-void afunix_init_peercred(struct sock *sk);
+struct pid *afunix_current_tgid(void);
+struct pid *afunix_get_pid(struct pid *pid);
+const struct cred *afunix_get_current_cred(void);
+const struct cred *afunix_get_cred(const struct cred *cred);
+void afunix_put_cred(const struct cred *cred);
+const struct cred *afunix_current_cred(void);
 void afunix_prot_inuse_add(struct sock *sk, int val);
 bool afunix_sock_dead(struct sock *sk);
 int afunix_sock_error(struct sock *sk);
@@ -144,8 +157,7 @@ bool afunix_is_readable(struct sock *sk);
 unsigned int afunix_wmem_alloc(struct sock *sk);
 struct wait_queue_head *afunix_sk_sleep(struct sock *sk);
 void afunix_set_nospace(struct sock *sk);
-void afunix_set_waitdata(struct sock *sk, bool on);
-struct wait_queue_head *afunix_sleeper_wq(struct sock *sk);
+struct socket_wq *afunix_sk_wq(struct sock *sk);
 void afunix_rcu_read_lock(void);
 bool afunix_wq_has_sleeper(struct wait_queue_head *wq);
 void afunix_rcu_read_unlock(void);
@@ -157,13 +169,12 @@ bool afunix_rcvq_empty(struct sock *sk);
 bool afunix_errq_empty(struct sock *sk);
 struct sk_buff *afunix_rcvq_peek(struct sock *sk);
 struct sk_buff *afunix_rcvq_peek_next(struct sock *sk, struct sk_buff *skb);
-void *afunix_rcvq_tail_mark(struct sock *sk, unsigned int *len);
+struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk);
 unsigned int afunix_rcvq_len(struct sock *sk);
 bool afunix_signal_pending(void);
 void afunix_sigpipe(void);
 unsigned long afunix_skb_max_alloc(void);
 unsigned long afunix_skb_max_head0(void);
-unsigned long afunix_stream_frags_size(void);
 
 int afunix_pernet_register(void);
 void afunix_pernet_unregister(void);
@@ -172,25 +183,22 @@ struct net *afunix_sock_net(struct sock *sk);
 /* Defined in Rust (netns.rs): the per-netns state, made and freed. */
 int rust_afunix_net_init(struct net *net, void **slot);
 void rust_afunix_net_exit(struct net *net, void **slot);
-struct ctl_table_header *afunix_sysctl_register(struct net *net, int *max_dgram_qlen,
-						int *abstract_buckets);
-void afunix_sysctl_unregister(struct ctl_table_header *hdr);
+/* The sysctls: max_dgram_qlen, abstract_buckets (in this order). */
+enum {
+	AFUNIX_SYSCTLS = 2,
+};
+extern const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS];
 struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops);
 void afunix_proc_remove(struct net *net);
-long afunix_inq_len(struct sock *sk);
 long afunix_outq_len(struct sock *sk);
 int afunix_put_int(unsigned long arg, int val);
-int afunix_open_file(struct sock *sk, bool bound);
-int afunix_set_peek_off(struct sock *sk, int val);
 int afunix_peek_offset(struct sock *sk, int flags);
 void afunix_peek_offset_fwd(struct sock *sk, int val);
 void afunix_peek_offset_bwd(struct sock *sk, int val);
 struct sk_buff_head *afunix_rcvq(struct sock *sk);
 void afunix_table_lock_init(spinlock_t *lock);
 void afunix_bsd_lock_init(spinlock_t *lock);
-void afunix_spin_lock(spinlock_t *lock);
 void afunix_spin_lock_nested(spinlock_t *lock);
-void afunix_spin_unlock(spinlock_t *lock);
 void afunix_sk_add_node(struct sock *sk, struct hlist_head *list);
 bool afunix_sk_del_node_init(struct sock *sk);
 void afunix_sk_add_bind_node(struct sock *sk, struct hlist_head *list);
@@ -198,34 +206,28 @@ void afunix_sk_del_bind_node_init(struct sock *sk);
 void afunix_hlist_del_init(struct hlist_node *n);
 void afunix_hlist_add_head(struct hlist_node *n, struct hlist_head *h);
 u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key);
-struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags);
 int afunix_bindlock(struct sock *sk);
 void afunix_bindunlock(struct sock *sk);
-bool afunix_passcred(struct sock *sk);
+bool afunix_test_bit(long nr, const unsigned long *addr);
+void afunix_set_bit(long nr, unsigned long *addr);
 void afunix_cond_resched(void);
-struct dentry *afunix_mknod(struct sock *sk, const char *name, struct path *parent);
-void afunix_mknod_unlink(struct path *parent, struct dentry *dentry);
+struct inode *afunix_sock_inode(struct socket *sock);
+int afunix_security_path_mknod(const struct path *dir, struct dentry *dentry, umode_t mode,
+			       unsigned int dev);
+struct mnt_idmap *afunix_mnt_idmap(const struct vfsmount *mnt);
 void afunix_mknod_done(struct path *parent, struct dentry *dentry);
-void afunix_set_path(struct sock *sk, struct path *parent, struct dentry *dentry);
-void afunix_copy_path(struct sock *sk, struct sock *from);
-void afunix_release_path(struct sock *sk);
-int afunix_lookup_socket_inode(const char *name, struct path *path, struct inode **inode);
+struct dentry *afunix_dget(struct dentry *dentry);
+int afunix_path_permission(const struct path *path, int mask);
 void afunix_path_put(struct path *path);
 void afunix_touch_atime(struct path *path);
 struct sk_buff *afunix_embryo_skb(struct sock *newsk);
 struct sock *afunix_skb_sock(struct sk_buff *skb);
-void afunix_copy_peercred(struct sock *sk, struct sock *from);
-void afunix_update_peercred(struct sock *sk);
 void afunix_sock_graft(struct sock *sk, struct socket *parent);
-void afunix_inherit_flags(struct socket *old, struct socket *new);
 void afunix_wake_up_interruptible(struct wait_queue_head *wq);
-long afunix_wait_for_peer(struct sock *other, long timeo);
 void afunix_error_report(struct sock *sk);
-bool afunix_peer_wake_connect(struct sock *sk, struct sock *other);
-void afunix_peer_wake_disconnect(struct sock *sk, struct sock *other);
-void afunix_wake_up_writers(struct sock *sk);
 struct net *afunix_seq_net(struct seq_file *seq);
-void afunix_seq_header(struct seq_file *seq);
-void afunix_seq_show_sock(struct seq_file *seq, struct sock *s, const char *path, int len);
+unsigned int afunix_sk_refcnt(struct sock *sk);
+void afunix___add_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *entry);
+void afunix___remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *entry);
 
 #endif /* AFUNIX_BINDINGS_H */

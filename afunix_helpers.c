@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Static-inline and macro kernel APIs, made callable from Rust, and the module
- * parameter that the Rust `module!` of 6.12 cannot declare. Nothing here decides
- * anything: each helper is the one call it wraps.
+ * The C side of rust_afunix: no loop, no policy, no data structure of its own. It holds
+ *  - one-call wrappers of static inline functions and macros, as the kernel's own
+ *    the files of rust/helpers/ (bindgen cannot call those);
+ *  - what 6.12 forces into C, each saying why: the module parameters (6.12's module!
+ *    has none), lock and wait-queue initialisers (each call site of spin_lock_init(),
+ *    mutex_init() and init_waitqueue_head() is the static lockdep key of a lock class),
+ *    the sysctl template (SYSCTL_* macros), and the pernet_operations, which keep an
+ *    opaque handle to the Rust per-netns state (6.12 has no Rust pernet API).
+ * Everything else, the name tables, their resize and the autobind map included, is
+ * Rust: see README.md, "Layout".
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -37,36 +44,25 @@ bool afunix_wakeup_unkeyed;
 module_param_named(wakeup_unkeyed, afunix_wakeup_unkeyed, bool, 0644);
 MODULE_PARM_DESC(wakeup_unkeyed, "Debug: unkeyed write-space wakeups (default N)");
 
-/*
- * The wake function of peer_wake (AF_UNIX's unix_dgram_peer_wake_relay()): a datagram
- * peer's queue got room; the relay unhooks itself and wakes this socket's pollers.
- * Called under the peer's peer_wait lock.
- */
-static int afunix_peer_wake_relay(wait_queue_entry_t *q, unsigned int mode, int flags, void *key)
+/* The initialisers of a new socket's locks and wait queue: one lockdep class each. */
+void afunix_init_state_lock(struct afunix_sock *u)
 {
-	struct afunix_sock *u = container_of(q, struct afunix_sock, peer_wake);
-	struct afunix_sock *other = container_of((struct sock *)q->private, struct afunix_sock, sk);
-	wait_queue_head_t *u_sleep;
-
-	__remove_wait_queue(&other->peer_wq.wait, q);
-	q->private = NULL;
-	/* Relaying can only happen while the wait queue still exists. */
-	u_sleep = sk_sleep(&u->sk);
-	if (u_sleep)
-		wake_up_interruptible_poll(u_sleep, key_to_poll(key));
-	return 0;
+	spin_lock_init(&u->lock);
 }
 
-void afunix_sock_init(struct sock *sk)
+void afunix_init_iolock(struct afunix_sock *u)
 {
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-
-	spin_lock_init(&u->lock);
-	u->peer = NULL;
 	mutex_init(&u->iolock);
+}
+
+void afunix_init_bindlock(struct afunix_sock *u)
+{
 	mutex_init(&u->bindlock);
+}
+
+void afunix_init_peer_wait(struct afunix_sock *u)
+{
 	init_waitqueue_head(&u->peer_wq.wait);
-	init_waitqueue_func_entry(&u->peer_wake, afunix_peer_wake_relay);
 }
 
 /* An embryo has no struct socket yet: its wait queue is its own peer_wq (as AF_UNIX). */
@@ -91,9 +87,25 @@ void afunix_state_unlock(struct sock *sk)
 	spin_unlock(&container_of(sk, struct afunix_sock, sk)->lock);
 }
 
+/* Any other spinlock: a table bucket's, a receive queue's, a wait queue's, sk_peer_lock. */
+void afunix_spin_lock(spinlock_t *lock)
+{
+	spin_lock(lock);
+}
+
+void afunix_spin_unlock(spinlock_t *lock)
+{
+	spin_unlock(lock);
+}
+
 void afunix_iolock(struct sock *sk)
 {
 	mutex_lock(&container_of(sk, struct afunix_sock, sk)->iolock);
+}
+
+int afunix_iolock_interruptible(struct sock *sk)
+{
+	return mutex_lock_interruptible(&container_of(sk, struct afunix_sock, sk)->iolock);
 }
 
 void afunix_iounlock(struct sock *sk)
@@ -116,10 +128,34 @@ void afunix_sock_orphan(struct sock *sk)
 	sock_orphan(sk);
 }
 
-void afunix_init_peercred(struct sock *sk)
+struct pid *afunix_current_tgid(void)
 {
-	sk->sk_peer_pid = get_pid(task_tgid(current));
-	sk->sk_peer_cred = get_current_cred();
+	return task_tgid(current);
+}
+
+struct pid *afunix_get_pid(struct pid *pid)
+{
+	return get_pid(pid);
+}
+
+const struct cred *afunix_get_current_cred(void)
+{
+	return get_current_cred();
+}
+
+const struct cred *afunix_get_cred(const struct cred *cred)
+{
+	return get_cred(cred);
+}
+
+void afunix_put_cred(const struct cred *cred)
+{
+	put_cred(cred);
+}
+
+const struct cred *afunix_current_cred(void)
+{
+	return current_cred();
 }
 
 void afunix_prot_inuse_add(struct sock *sk, int val)
@@ -177,20 +213,10 @@ void afunix_set_nospace(struct sock *sk)
 	sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 }
 
-void afunix_set_waitdata(struct sock *sk, bool on)
+/* Under rcu_read_lock(). */
+struct socket_wq *afunix_sk_wq(struct sock *sk)
 {
-	if (on)
-		sk_set_bit(SOCKWQ_ASYNC_WAITDATA, sk);
-	else
-		sk_clear_bit(SOCKWQ_ASYNC_WAITDATA, sk);
-}
-
-/* The socket's wait queue if a task sleeps on it, else NULL. Under rcu_read_lock(). */
-struct wait_queue_head *afunix_sleeper_wq(struct sock *sk)
-{
-	struct socket_wq *wq = rcu_dereference(sk->sk_wq);
-
-	return skwq_has_sleeper(wq) ? &wq->wait : NULL;
+	return rcu_dereference(sk->sk_wq);
 }
 
 bool afunix_wq_has_sleeper(struct wait_queue_head *wq)
@@ -248,16 +274,9 @@ struct sk_buff *afunix_rcvq_peek_next(struct sock *sk, struct sk_buff *skb)
 	return skb_peek_next(skb, &sk->sk_receive_queue);
 }
 
-/* The tail skb of the receive queue (to compare only) and its length. */
-void *afunix_rcvq_tail_mark(struct sock *sk, unsigned int *len)
+struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk)
 {
-	struct sk_buff *tail;
-
-	spin_lock(&sk->sk_receive_queue.lock);
-	tail = skb_peek_tail(&sk->sk_receive_queue);
-	*len = tail ? tail->len : 0;
-	spin_unlock(&sk->sk_receive_queue.lock);
-	return tail;
+	return skb_peek_tail(&sk->sk_receive_queue);
 }
 
 unsigned int afunix_rcvq_len(struct sock *sk)
@@ -285,12 +304,6 @@ unsigned long afunix_skb_max_head0(void)
 	return SKB_MAX_HEAD(0);
 }
 
-/* AF_UNIX's UNIX_SKB_FRAGS_SZ: the paged part of one stream skb at most. */
-unsigned long afunix_stream_frags_size(void)
-{
-	return PAGE_SIZE << get_order(32768);
-}
-
 /* The bucket locks of the per-netns name tables: one lock class (a key per call site). */
 void afunix_table_lock_init(spinlock_t *lock)
 {
@@ -303,20 +316,10 @@ void afunix_bsd_lock_init(spinlock_t *lock)
 	spin_lock_init(lock);
 }
 
-void afunix_spin_lock(spinlock_t *lock)
-{
-	spin_lock(lock);
-}
-
 /* The second of two locks of one class, taken in a fixed order by the caller. */
 void afunix_spin_lock_nested(spinlock_t *lock)
 {
 	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
-}
-
-void afunix_spin_unlock(spinlock_t *lock)
-{
-	spin_unlock(lock);
 }
 
 void afunix_sk_add_node(struct sock *sk, struct hlist_head *list)
@@ -352,12 +355,6 @@ void afunix_hlist_add_head(struct hlist_node *n, struct hlist_head *h)
 u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key)
 {
 	return hsiphash(data, len, key);
-}
-
-/* alloc_workqueue() is a macro (printf-style name). */
-struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags)
-{
-	return alloc_workqueue("%s", flags, 0, name);
 }
 
 /*
@@ -403,8 +400,11 @@ struct net *afunix_sock_net(struct sock *sk)
 	return sock_net(sk);
 }
 
-/* The sysctl template needs the SYSCTL_* macros: net.rust_afunix.*, per netns. */
-static const struct ctl_table afunix_sysctl_template[] = {
+/*
+ * The template of the per-netns sysctls net.rust_afunix.*, which needs the SYSCTL_*
+ * macros; netns.rs registers a copy per netns, with its data in the Rust state.
+ */
+const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS] = {
 	{
 		.procname = "max_dgram_qlen",
 		.maxlen = sizeof(int),
@@ -420,33 +420,6 @@ static const struct ctl_table afunix_sysctl_template[] = {
 		.proc_handler = proc_dointvec,
 	},
 };
-
-/* Registers a copy of the template for @net, its data in the Rust per-netns state. */
-struct ctl_table_header *afunix_sysctl_register(struct net *net, int *max_dgram_qlen,
-						int *abstract_buckets)
-{
-	struct ctl_table *t = kmemdup(afunix_sysctl_template, sizeof(afunix_sysctl_template),
-				      GFP_KERNEL);
-	struct ctl_table_header *hdr;
-
-	if (!t)
-		return NULL;
-	t[0].data = max_dgram_qlen;
-	t[1].data = abstract_buckets;
-	hdr = register_net_sysctl_sz(net, "net/" KBUILD_MODNAME, t,
-				     ARRAY_SIZE(afunix_sysctl_template));
-	if (!hdr)
-		kfree(t);
-	return hdr;
-}
-
-void afunix_sysctl_unregister(struct ctl_table_header *hdr)
-{
-	const struct ctl_table *t = hdr->ctl_table_arg;
-
-	unregister_net_sysctl_table(hdr);
-	kfree(t);
-}
 
 /* proc_create_net() is a macro. */
 struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops)
@@ -470,13 +443,14 @@ void afunix_bindunlock(struct sock *sk)
 	mutex_unlock(&container_of(sk, struct afunix_sock, sk)->bindlock);
 }
 
-/* SO_PASSCRED or SO_PASSPIDFD: connect and send autobind an unbound socket. */
-bool afunix_passcred(struct sock *sk)
+bool afunix_test_bit(long nr, const unsigned long *addr)
 {
-	struct socket *sock = sk->sk_socket;
+	return test_bit(nr, addr);
+}
 
-	return sock && (test_bit(SOCK_PASSCRED, &sock->flags) ||
-			test_bit(SOCK_PASSPIDFD, &sock->flags));
+void afunix_set_bit(long nr, unsigned long *addr)
+{
+	set_bit(nr, addr);
 }
 
 void afunix_cond_resched(void)
@@ -484,34 +458,21 @@ void afunix_cond_resched(void)
 	cond_resched();
 }
 
-/*
- * Creates the socket inode of a pathname bind, relative to the caller's cwd, with the
- * socket's mode under the caller's umask. On success, returns the new dentry with
- * *parent held: afunix_mknod_done() ends the creation (after afunix_mknod_unlink() if
- * the bind fails after all).
- */
-struct dentry *afunix_mknod(struct sock *sk, const char *name, struct path *parent)
+struct inode *afunix_sock_inode(struct socket *sock)
 {
-	umode_t mode = S_IFSOCK | (SOCK_INODE(sk->sk_socket)->i_mode & ~current_umask());
-	struct dentry *dentry;
-	int err;
-
-	dentry = kern_path_create(AT_FDCWD, name, parent, 0);
-	if (IS_ERR(dentry))
-		return dentry;
-	err = security_path_mknod(parent, dentry, mode, 0);
-	if (!err)
-		err = vfs_mknod(mnt_idmap(parent->mnt), d_inode(parent->dentry), dentry, mode, 0);
-	if (err) {
-		done_path_create(parent, dentry);
-		return ERR_PTR(err);
-	}
-	return dentry;
+	return SOCK_INODE(sock);
 }
 
-void afunix_mknod_unlink(struct path *parent, struct dentry *dentry)
+/* A static inline without CONFIG_SECURITY_PATH. */
+int afunix_security_path_mknod(const struct path *dir, struct dentry *dentry, umode_t mode,
+			       unsigned int dev)
 {
-	vfs_unlink(mnt_idmap(parent->mnt), d_inode(parent->dentry), dentry, NULL);
+	return security_path_mknod(dir, dentry, mode, dev);
+}
+
+struct mnt_idmap *afunix_mnt_idmap(const struct vfsmount *mnt)
+{
+	return mnt_idmap(mnt);
 }
 
 void afunix_mknod_done(struct path *parent, struct dentry *dentry)
@@ -519,65 +480,14 @@ void afunix_mknod_done(struct path *parent, struct dentry *dentry)
 	done_path_create(parent, dentry);
 }
 
-/* Records the socket inode's path in a socket being bound (before it is published). */
-void afunix_set_path(struct sock *sk, struct path *parent, struct dentry *dentry)
+struct dentry *afunix_dget(struct dentry *dentry)
 {
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-
-	u->path.mnt = mntget(parent->mnt);
-	u->path.dentry = dget(dentry);
-	u->inode = d_backing_inode(dentry);
-	u->ino = u->inode->i_ino;
+	return dget(dentry);
 }
 
-/* An accepted socket shares its listener's path (before it is published). */
-void afunix_copy_path(struct sock *sk, struct sock *from)
+int afunix_path_permission(const struct path *path, int mask)
 {
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-	struct afunix_sock *f = container_of(from, struct afunix_sock, sk);
-
-	if (f->path.dentry) {
-		path_get(&f->path);
-		u->path = f->path;
-	}
-}
-
-/* On release: drops the path (the socket is out of every table). */
-void afunix_release_path(struct sock *sk)
-{
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-	struct path path;
-
-	spin_lock(&u->lock);
-	path = u->path;
-	u->path.dentry = NULL;
-	u->path.mnt = NULL;
-	spin_unlock(&u->lock);
-	if (path.dentry)
-		path_put(&path);
-}
-
-/*
- * The socket inode a connect/sendto names (unix_find_bsd()): resolved with the
- * caller's cwd and root, write permission needed, ECONNREFUSED if not a socket. On
- * success *path is held (afunix_path_put()) and *inode is the inode.
- */
-int afunix_lookup_socket_inode(const char *name, struct path *path, struct inode **inode)
-{
-	int err;
-
-	err = kern_path(name, LOOKUP_FOLLOW, path);
-	if (err)
-		return err;
-	err = path_permission(path, MAY_WRITE);
-	if (!err && !S_ISSOCK(d_backing_inode(path->dentry)->i_mode))
-		err = -ECONNREFUSED;
-	if (err) {
-		path_put(path);
-		return err;
-	}
-	*inode = d_backing_inode(path->dentry);
-	return 0;
+	return path_permission(path, mask);
 }
 
 void afunix_path_put(struct path *path)
@@ -601,70 +511,14 @@ struct sock *afunix_skb_sock(struct sk_buff *skb)
 	return skb->sk;
 }
 
-/* Under the state lock of @from. */
-void afunix_copy_peercred(struct sock *sk, struct sock *from)
-{
-	spin_lock(&sk->sk_peer_lock);
-	sk->sk_peer_pid = get_pid(from->sk_peer_pid);
-	sk->sk_peer_cred = get_cred(from->sk_peer_cred);
-	spin_unlock(&sk->sk_peer_lock);
-}
-
-void afunix_update_peercred(struct sock *sk)
-{
-	const struct cred *old_cred;
-	struct pid *old_pid;
-
-	spin_lock(&sk->sk_peer_lock);
-	old_pid = sk->sk_peer_pid;
-	old_cred = sk->sk_peer_cred;
-	sk->sk_peer_pid = get_pid(task_tgid(current));
-	sk->sk_peer_cred = get_current_cred();
-	spin_unlock(&sk->sk_peer_lock);
-	put_pid(old_pid);
-	put_cred(old_cred);
-}
-
 void afunix_sock_graft(struct sock *sk, struct socket *parent)
 {
 	sock_graft(sk, parent);
 }
 
-void afunix_inherit_flags(struct socket *old, struct socket *new)
-{
-	if (test_bit(SOCK_PASSCRED, &old->flags))
-		set_bit(SOCK_PASSCRED, &new->flags);
-	if (test_bit(SOCK_PASSPIDFD, &old->flags))
-		set_bit(SOCK_PASSPIDFD, &new->flags);
-	if (test_bit(SOCK_PASSSEC, &old->flags))
-		set_bit(SOCK_PASSSEC, &new->flags);
-}
-
 void afunix_wake_up_interruptible(struct wait_queue_head *wq)
 {
 	wake_up_interruptible(wq);
-}
-
-/*
- * Called with @other's state lock held, which it releases: sleeps on @other's peer_wait
- * until its queue has room (unix_wait_for_peer()). Returns the time left.
- */
-long afunix_wait_for_peer(struct sock *other, long timeo)
-	__releases(&container_of(other, struct afunix_sock, sk)->lock)
-{
-	struct afunix_sock *u = container_of(other, struct afunix_sock, sk);
-	bool sched;
-	DEFINE_WAIT(wait);
-
-	prepare_to_wait_exclusive(&u->peer_wq.wait, &wait, TASK_INTERRUPTIBLE);
-	sched = !sock_flag(other, SOCK_DEAD) &&
-		!(other->sk_shutdown & RCV_SHUTDOWN) &&
-		skb_queue_len_lockless(&other->sk_receive_queue) > READ_ONCE(other->sk_max_ack_backlog);
-	spin_unlock(&u->lock);
-	if (sched)
-		timeo = schedule_timeout(timeo);
-	finish_wait(&u->peer_wq.wait, &wait);
-	return timeo;
 }
 
 void afunix_error_report(struct sock *sk)
@@ -677,96 +531,21 @@ struct net *afunix_seq_net(struct seq_file *seq)
 	return seq_file_net(seq);
 }
 
-void afunix_seq_header(struct seq_file *seq)
+unsigned int afunix_sk_refcnt(struct sock *sk)
 {
-	seq_puts(seq, "Num       RefCount Protocol Flags    Type St Inode Path\n");
+	return refcount_read(&sk->sk_refcnt);
 }
 
-/*
- * One line of /proc/net/rust_afunix, in the format of /proc/net/unix. @path is the
- * bound name (sun_path, @len bytes, a pathname without its NUL), or NULL. Called under
- * the socket's bucket lock.
- */
-void afunix_seq_show_sock(struct seq_file *seq, struct sock *s, const char *path, int len)
+/* Under @wq's lock. */
+void afunix___add_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *entry)
 {
-	struct afunix_sock *u = container_of(s, struct afunix_sock, sk);
-	int i = 0;
-
-	spin_lock(&u->lock);
-	seq_printf(seq, "%pK: %08X %08X %08X %04X %02X %5lu", s,
-		   refcount_read(&s->sk_refcnt), 0,
-		   s->sk_state == TCP_LISTEN ? __SO_ACCEPTCON : 0, s->sk_type,
-		   s->sk_socket ?
-		   (s->sk_state == TCP_ESTABLISHED ? SS_CONNECTED : SS_UNCONNECTED) :
-		   (s->sk_state == TCP_ESTABLISHED ? SS_CONNECTING : SS_DISCONNECTING),
-		   sock_i_ino(s));
-	if (path) {
-		seq_putc(seq, ' ');
-		if (!path[0]) {
-			seq_putc(seq, '@');
-			i++;
-		}
-		for (; i < len; i++)
-			seq_putc(seq, path[i] ?: '@');
-	}
-	spin_unlock(&u->lock);
-	seq_putc(seq, '\n');
+	__add_wait_queue(wq, entry);
 }
 
-/* Hooks @sk's relay on @other's peer_wait, unless hooked already; true if it hooked. */
-bool afunix_peer_wake_connect(struct sock *sk, struct sock *other)
+/* Under @wq's lock. */
+void afunix___remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *entry)
 {
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-	struct afunix_sock *o = container_of(other, struct afunix_sock, sk);
-	bool hooked = false;
-
-	spin_lock(&o->peer_wq.wait.lock);
-	if (!u->peer_wake.private) {
-		u->peer_wake.private = other;
-		__add_wait_queue(&o->peer_wq.wait, &u->peer_wake);
-		hooked = true;
-	}
-	spin_unlock(&o->peer_wq.wait.lock);
-	return hooked;
-}
-
-/* Unhooks @sk's relay from @other's peer_wait, if it is there. */
-void afunix_peer_wake_disconnect(struct sock *sk, struct sock *other)
-{
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-	struct afunix_sock *o = container_of(other, struct afunix_sock, sk);
-
-	spin_lock(&o->peer_wq.wait.lock);
-	if (u->peer_wake.private == other) {
-		__remove_wait_queue(&o->peer_wq.wait, &u->peer_wake);
-		u->peer_wake.private = NULL;
-	}
-	spin_unlock(&o->peer_wq.wait.lock);
-}
-
-/* Wakes @sk's pollers that wait to write. */
-void afunix_wake_up_writers(struct sock *sk)
-{
-	wake_up_interruptible_poll(sk_sleep(sk), EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
-}
-
-/* SIOCINQ of a socket that is not listening (unix_inq_len()). */
-long afunix_inq_len(struct sock *sk)
-{
-	struct sk_buff *skb;
-	long amount = 0;
-
-	spin_lock(&sk->sk_receive_queue.lock);
-	if (sk->sk_type == SOCK_STREAM || sk->sk_type == SOCK_SEQPACKET) {
-		skb_queue_walk(&sk->sk_receive_queue, skb)
-			amount += skb->len - ((struct afunix_skb_cb *)skb->cb)->consumed;
-	} else {
-		skb = skb_peek(&sk->sk_receive_queue);
-		if (skb)
-			amount = skb->len;
-	}
-	spin_unlock(&sk->sk_receive_queue.lock);
-	return amount;
+	__remove_wait_queue(wq, entry);
 }
 
 long afunix_outq_len(struct sock *sk)
@@ -777,52 +556,6 @@ long afunix_outq_len(struct sock *sk)
 int afunix_put_int(unsigned long arg, int val)
 {
 	return put_user(val, (int __user *)arg);
-}
-
-/* SIOCUNIXFILE: an O_PATH fd of a bound pathname socket's inode (unix_open_file()). */
-int afunix_open_file(struct sock *sk, bool bound)
-{
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-	struct path path;
-	struct file *f;
-	int fd;
-
-	if (!ns_capable(sock_net(sk)->user_ns, CAP_NET_ADMIN))
-		return -EPERM;
-	if (!bound)
-		return -ENOENT;
-	spin_lock(&u->lock);
-	path = u->path;
-	if (path.dentry)
-		path_get(&path);
-	spin_unlock(&u->lock);
-	if (!path.dentry)
-		return -ENOENT;
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0)
-		goto out;
-	f = dentry_open(&path, O_PATH, current_cred());
-	if (IS_ERR(f)) {
-		put_unused_fd(fd);
-		fd = PTR_ERR(f);
-		goto out;
-	}
-	fd_install(fd, f);
-out:
-	path_put(&path);
-	return fd;
-}
-
-/* proto_ops::set_peek_off (SO_PEEK_OFF), under the reader lock as AF_UNIX. */
-int afunix_set_peek_off(struct sock *sk, int val)
-{
-	struct afunix_sock *u = container_of(sk, struct afunix_sock, sk);
-
-	if (mutex_lock_interruptible(&u->iolock))
-		return -EINTR;
-	WRITE_ONCE(sk->sk_peek_off, val);
-	mutex_unlock(&u->iolock);
-	return 0;
 }
 
 int afunix_peek_offset(struct sock *sk, int flags)

@@ -33,7 +33,7 @@ use crate::sync::{Guard, OnceBox, SpinLock};
 use core::ffi::c_void;
 use core::ptr;
 use core::sync::atomic::{fence, AtomicBool, AtomicI32, AtomicPtr, Ordering};
-use kernel::alloc::{flags, KVVec};
+use kernel::alloc::{flags, KVBox, KVVec};
 use kernel::error::{code::EINVAL, Result};
 use kernel::init::pin_init_array_from_fn;
 use kernel::prelude::*;
@@ -267,8 +267,9 @@ impl Chains {
     }
 
     /// The chain of name hash `h`.
-    fn head_of(&self, h: u32) -> Option<&Chain> {
-        self.heads.get((h & ((1 << self.bits) - 1)) as usize)
+    fn head_of(&self, h: u32) -> &Chain {
+        // Masked below `heads.len() == 1 << bits` (type invariant): in bounds.
+        &self.heads[(h & ((1 << self.bits) - 1)) as usize]
     }
 }
 
@@ -281,16 +282,25 @@ pub(crate) struct Stripe {
 
 /// The name table of one network namespace, and the namespace's other state.
 ///
-/// Handed to C as an opaque handle (`Arc::into_raw`, [`crate::netns`]); every socket
-/// of the namespace pins it.
+/// Handed to C as an opaque handle (`Arc::into_raw`, [`crate::netns`]), whose reference
+/// goes at the netns's exit: every socket of the namespace pins the netns, so the table
+/// outlives them. A queued resize holds a reference of its own.
+/// The 512 bucket locks of a netns table and what they protect: 20 to 40 KiB with
+/// lockdep, in storage that may come from vmalloc.
 #[pin_data]
-pub(crate) struct NetTable {
+struct Buckets {
     /// Buckets `[0, HASH_SIZE)`: unbound and pathname sockets.
     #[pin]
     lower: [SpinLock<Chain>; HASH_SIZE as usize],
     /// Buckets `[HASH_SIZE, 2 * HASH_SIZE)`: the abstract stripes.
     #[pin]
     stripes: [SpinLock<Stripe>; HASH_SIZE as usize],
+}
+
+#[pin_data]
+pub(crate) struct NetTable {
+    /// The bucket locks.
+    b: Pin<KVBox<Buckets>>,
     /// The key of the name hash, random per table.
     seed: bindings::hsiphash_key_t,
     /// Abstract sockets in the table.
@@ -308,7 +318,9 @@ pub(crate) struct NetTable {
     autobind: [OnceBox<AutobindMap>; 3],
     /// `net.rust_afunix.max_dgram_qlen` (sysctl, as `net.unix.max_dgram_qlen`).
     max_dgram_qlen: AtomicI32,
-    /// The sysctl registration, set once at netns init.
+    /// The sysctl entries of the netns ([`crate::netns`]), set once at netns init.
+    pub(crate) sysctls: OnceBox<crate::netns::Sysctls>,
+    /// Their registration, set once at netns init.
     pub(crate) sysctl: AtomicPtr<bindings::ctl_table_header>,
 }
 
@@ -330,11 +342,15 @@ impl NetTable {
         };
         // One lock class for the 512 bucket locks (two are taken nested, in order).
         let class = bindings::afunix_table_lock_init;
-        let init = pin_init!(NetTable {
+        let buckets = pin_init!(Buckets {
             lower <- pin_init_array_from_fn(|_| SpinLock::new(Chain::new(), class)),
             stripes <- pin_init_array_from_fn(|_| {
                 SpinLock::new(Stripe { chains: chains.clone() }, class)
             }),
+        });
+        let b = KVBox::pin_init(buckets, GFP_KERNEL_ACCOUNT)?;
+        let init = pin_init!(NetTable {
+            b,
             seed,
             n_abstract: AtomicI32::new(0),
             abs_buckets: AtomicI32::new(HASH_SIZE as i32),
@@ -342,6 +358,7 @@ impl NetTable {
             exiting: AtomicBool::new(false),
             autobind: [OnceBox::new(), OnceBox::new(), OnceBox::new()],
             max_dgram_qlen: AtomicI32::new(10),
+            sysctls: OnceBox::new(),
             sysctl: AtomicPtr::new(ptr::null_mut()),
         });
         Arc::pin_init(init, GFP_KERNEL_ACCOUNT)
@@ -416,10 +433,10 @@ impl NetTable {
         // Masked below `HASH_SIZE`, the arrays' length.
         let i = (b.0 & HASH_MOD) as usize;
         match (b.is_abstract(), nested) {
-            (false, false) => BucketGuard::Lower(self.lower[i].lock()),
-            (false, true) => BucketGuard::Lower(self.lower[i].lock_nested()),
-            (true, false) => BucketGuard::Stripe(self.stripes[i].lock()),
-            (true, true) => BucketGuard::Stripe(self.stripes[i].lock_nested()),
+            (false, false) => BucketGuard::Lower(self.b.lower[i].lock()),
+            (false, true) => BucketGuard::Lower(self.b.lower[i].lock_nested()),
+            (true, false) => BucketGuard::Stripe(self.b.stripes[i].lock()),
+            (true, true) => BucketGuard::Stripe(self.b.stripes[i].lock_nested()),
         }
     }
 
@@ -429,16 +446,20 @@ impl NetTable {
             return;
         }
         // SAFETY: Every `NetTable` lives in an `Arc` (`new`), and `self` is the pointer
-        // `Arc::into_raw` gives for it; the caller's socket (or the running resize)
-        // holds a reference while `self` is borrowed.
+        // `Arc::into_raw` gives for it. The count is not zero while `self` is borrowed:
+        // the netns holds a reference until its exit, which cannot come while the
+        // caller's socket pins the netns (or the running resize holds one).
         let this: Arc<NetTable> = unsafe { ArcBorrow::from_raw(self) }.into();
         // Already queued: the queue holds a reference, this one goes.
         let _ = crate::netns::queue().enqueue(this);
     }
 
-    /// Queues a resize if `n` abstract names outgrow `size` chains (after a link).
+    /// Queues a resize if `n` abstract names outgrow the chains (after a link).
     fn grown(&self, n: i32) {
-        let size = self.abs_buckets.load(Ordering::Relaxed);
+        // Pairs with the fence of `rehash`: either the resize sees this count, or this
+        // sees its new size (`smp_mb()` of `atomic_inc_return()` in C).
+        fence(Ordering::SeqCst);
+        let size = self.abs_buckets.load(Ordering::SeqCst);
         if crate::resize::should_grow(n, size) {
             self.queue_resize();
         }
@@ -446,7 +467,9 @@ impl NetTable {
 
     /// Queues a resize if `n` abstract names are too few for the chains (after an unlink).
     fn shrunk(&self, n: i32) {
-        let size = self.abs_buckets.load(Ordering::Relaxed);
+        // As in `grown`.
+        fence(Ordering::SeqCst);
+        let size = self.abs_buckets.load(Ordering::SeqCst);
         if crate::resize::should_shrink(n, size) {
             self.queue_resize();
         }
@@ -465,7 +488,7 @@ impl NetTable {
         let Ok(new) = Chains::new(bits, GFP_KERNEL | flags::__GFP_NOWARN) else {
             return false;
         };
-        for (s, stripe) in self.stripes.iter().enumerate() {
+        for (s, stripe) in self.b.stripes.iter().enumerate() {
             let old = {
                 let mut g = stripe.lock();
                 let old = core::mem::replace(&mut g.chains, new.clone());
@@ -473,10 +496,7 @@ impl NetTable {
                 for head in old.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
                     // SAFETY: The stripe's lock is held, for the old chain and the new.
                     while let Some(sk) = unsafe { head.first_sock() } {
-                        // Always a chain: the index is masked to the array's length.
-                        let Some(to) = new.head_of(sk.name_hash()) else {
-                            break;
-                        };
+                        let to = new.head_of(sk.name_hash());
                         // SAFETY: Both chains are of this stripe, whose lock is held; the
                         // table's reference moves with the socket.
                         unsafe { to.move_in(sk) };
@@ -488,9 +508,9 @@ impl NetTable {
             drop(old);
             cond_resched();
         }
-        self.abs_buckets.store(1 << new.bits, Ordering::Relaxed);
-        // Pairs with the SeqCst count updates of link and unlink: either they see the
-        // new size, or the resize sees their count.
+        self.abs_buckets.store(1 << new.bits, Ordering::SeqCst);
+        // Pairs with the fences of `grown` and `shrunk`: either they see the new size, or
+        // the resize (`abstract_size`) sees their count.
         fence(Ordering::SeqCst);
         true
     }
@@ -511,8 +531,9 @@ enum BucketGuard<'a> {
 /// `lo` and `hi` hold the locks of the buckets they name, of `t`.
 pub(crate) struct Locked<'a> {
     t: &'a NetTable,
-    lo: (Bucket, BucketGuard<'a>),
+    // Dropped (unlocked) first: the reverse of the locking order.
     hi: Option<(Bucket, BucketGuard<'a>)>,
+    lo: (Bucket, BucketGuard<'a>),
 }
 
 impl Locked<'_> {
@@ -530,7 +551,7 @@ impl Locked<'_> {
         match (self.guard(b)?, h) {
             (BucketGuard::Lower(g), None) => Some(&**g),
             (BucketGuard::Stripe(g), Some(h)) if Bucket::abstract_name(h) == b => {
-                g.chains.head_of(h.0)
+                Some(g.chains.head_of(h.0))
             }
             _ => None,
         }
@@ -782,9 +803,9 @@ pub(crate) mod seq {
             // SAFETY: Held by a leaked guard (safety requirements).
             unsafe {
                 if b.is_abstract() {
-                    self.stripes[i].force_unlock();
+                    self.b.stripes[i].force_unlock();
                 } else {
-                    self.lower[i].force_unlock();
+                    self.b.lower[i].force_unlock();
                 }
             }
         }
@@ -798,7 +819,7 @@ pub(crate) mod seq {
             let i = (b.0 & HASH_MOD) as usize;
             if !b.is_abstract() {
                 // SAFETY: Bucket `b` is locked, for `'a` (safety requirements).
-                let chain = unsafe { self.lower[i].leaked_data() };
+                let chain = unsafe { self.b.lower[i].leaked_data() };
                 return match sk {
                     None => chain.iter(SK_NODE).next(),
                     // SAFETY: `sk` is in the locked chain.
@@ -806,7 +827,7 @@ pub(crate) mod seq {
                 };
             }
             // SAFETY: Stripe `i` is locked, for `'a` (safety requirements).
-            let chains = unsafe { &self.stripes[i].leaked_data().chains };
+            let chains = unsafe { &self.b.stripes[i].leaked_data().chains };
             let first = match sk {
                 // SAFETY: `sk` is in a chain of the locked stripe.
                 Some(sk) => match unsafe { sock_after(sk) } {
@@ -834,7 +855,7 @@ pub(crate) mod seq {
     unsafe fn sock_after<'a>(sk: &Sock) -> Option<&'a Sock> {
         // SAFETY: `sk` is linked in a locked chain (safety requirements).
         let next = unsafe { (*sk_node(sk)).next };
-        // SAFETY: The next node of a locked chain, at `SK_NODE` in a live socket.
+        // INVARIANT: The next node of a locked chain, at `SK_NODE` in a live socket.
         ChainIter {
             node: next,
             offset: SK_NODE,

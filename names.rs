@@ -22,7 +22,10 @@ use kernel::types::ARef;
 /// `unix_bind` (`make bench` traces both).
 #[no_mangle]
 #[inline(never)]
-#[expect(improper_ctypes_definitions, reason = "called from Rust only; C ABI for kprobes")]
+#[expect(
+    improper_ctypes_definitions,
+    reason = "called from Rust only; C ABI for kprobes"
+)]
 pub(crate) extern "C" fn rust_afunix_bind(sk: &Sock, sun: &SunAddr) -> Result {
     if sun.len() == PATH_OFFSET
         && (sun.family() == AF_UNIX || i32::from(sun.family()) == crate::family())

@@ -16,8 +16,32 @@ use core::ffi::{c_int, c_void};
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::{code::ENOMEM, from_result, Result};
+use kernel::prelude::*;
 use kernel::sync::Arc;
+use kernel::types::Opaque;
 use kernel::workqueue::{self, Queue};
+
+/// The sysctls of a netns: a copy of the C template (`net.rust_afunix.*`), their data
+/// in the netns's [`NetTable`]; the sysctl core may write its entries.
+pub(crate) struct Sysctls(Opaque<[bindings::ctl_table; bindings::AFUNIX_SYSCTLS as usize]>);
+
+// SAFETY: The copy is only handed to the sysctl core, which uses it from any thread.
+unsafe impl Send for Sysctls {}
+// SAFETY: As above; Rust never reads it after registration.
+unsafe impl Sync for Sysctls {}
+
+impl Sysctls {
+    /// A copy of the template with the data pointers `max_dgram_qlen` and
+    /// `abstract_buckets`.
+    fn new(max_dgram_qlen: *mut i32, abstract_buckets: *mut i32) -> Result<KBox<Sysctls>> {
+        // SAFETY: The template is a C array of `AFUNIX_SYSCTLS` entries that nobody
+        // writes; the copy is plain data.
+        let mut t = unsafe { ptr::addr_of!(bindings::afunix_sysctl_template).read() };
+        t[0].data = max_dgram_qlen.cast();
+        t[1].data = abstract_buckets.cast();
+        Ok(KBox::new(Sysctls(Opaque::new(t)), GFP_KERNEL)?)
+    }
+}
 
 /// The module's workqueue, while the module is loaded.
 static QUEUE: AtomicPtr<bindings::workqueue_struct> = AtomicPtr::new(ptr::null_mut());
@@ -38,9 +62,14 @@ unsafe impl Sync for OwnedQueue {}
 impl OwnedQueue {
     /// Allocates the queue and publishes it for [`queue`].
     pub(crate) fn new() -> Result<OwnedQueue> {
-        // SAFETY: A static NUL-terminated name; the flags are valid.
+        // SAFETY: A static NUL-terminated name without `%` (no variadic arguments); the
+        // flags are valid.
         let q = unsafe {
-            bindings::afunix_alloc_workqueue(c"rust_afunix".as_ptr().cast(), bindings::AFUNIX_WQ_UNBOUND)
+            bindings::alloc_workqueue(
+                c"rust_afunix".as_ptr().cast(),
+                bindings::AFUNIX_WQ_UNBOUND,
+                0,
+            )
         };
         let q = NonNull::new(q).ok_or(ENOMEM)?;
         QUEUE.store(q.as_ptr(), Ordering::Release);
@@ -96,9 +125,18 @@ unsafe extern "C" fn rust_afunix_net_init(
     from_result(|| {
         let t = NetTable::new()?;
         let (qlen, buckets) = t.sysctl_data();
-        // SAFETY: `net` is being initialised; the data lives in `t`, which outlives the
-        // registration (unregistered in `rust_afunix_net_exit` before the drop).
-        let hdr = unsafe { bindings::afunix_sysctl_register(net, qlen, buckets) };
+        let sysctls = t.sysctls.get_or_try_init(|| Sysctls::new(qlen, buckets))?;
+        // SAFETY: `net` is being initialised; the entries and their data live in `t`,
+        // which outlives the registration (undone in `rust_afunix_net_exit` before the
+        // drop, or below).
+        let hdr = unsafe {
+            bindings::register_net_sysctl_sz(
+                net,
+                c"net/rust_afunix".as_ptr().cast(),
+                sysctls.0.get().cast(),
+                bindings::AFUNIX_SYSCTLS as usize,
+            )
+        };
         if hdr.is_null() {
             return Err(ENOMEM);
         }
@@ -106,7 +144,7 @@ unsafe extern "C" fn rust_afunix_net_init(
         // SAFETY: `net` is being initialised; the operations are static.
         if unsafe { bindings::afunix_proc_create(net, &proc::SEQ_OPS) }.is_null() {
             // SAFETY: Registered above.
-            unsafe { bindings::afunix_sysctl_unregister(hdr) };
+            unsafe { bindings::unregister_net_sysctl_table(hdr) };
             return Err(ENOMEM);
         }
         // SAFETY: `slot` is this netns's storage, read by `table_of`.
@@ -125,13 +163,14 @@ unsafe extern "C" fn rust_afunix_net_init(
 unsafe extern "C" fn rust_afunix_net_exit(net: *mut bindings::net, slot: *mut *const c_void) {
     // SAFETY: Set by the init, from `Arc::into_raw`; this takes its reference back.
     let t = unsafe { Arc::from_raw((*slot).cast::<NetTable>()) };
-    // SAFETY: `slot` is this netns's storage; no socket is left to read it.
-    unsafe { *slot = ptr::null() };
     // SAFETY: Registered by the init.
     unsafe {
         bindings::afunix_proc_remove(net);
-        bindings::afunix_sysctl_unregister(t.sysctl.load(Ordering::Relaxed));
+        bindings::unregister_net_sysctl_table(t.sysctl.load(Ordering::Relaxed));
     }
+    // SAFETY: `slot` is this netns's storage; no socket, /proc reader or sysctl is left
+    // to read it.
+    unsafe { *slot = ptr::null() };
     t.exiting.store(true, Ordering::SeqCst);
     // Twice: a resize running during the first flush may have queued one more before
     // it saw `exiting`; that one runs within the second and queues nothing.

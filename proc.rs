@@ -6,8 +6,9 @@
 
 use crate::bindings;
 use crate::hash::{seq, NetTable};
-use crate::sock::Sock;
+use crate::sock::{state, Sock};
 use core::ffi::{c_int, c_void};
+use kernel::ffi::{c_char, c_uint, c_ulong};
 
 /// `SEQ_START_TOKEN`.
 const START: *mut c_void = 1 as *mut c_void;
@@ -72,21 +73,59 @@ unsafe extern "C" fn stop(s: *mut bindings::seq_file, v: *mut c_void) {
 ///
 /// seq_file callback: `v` is what `start`/`next` returned.
 unsafe extern "C" fn show(s: *mut bindings::seq_file, v: *mut c_void) -> c_int {
-    if v == START {
+    let putc = |c: u8| {
         // SAFETY: `s` is the seq_file being shown.
-        unsafe { bindings::afunix_seq_header(s) };
+        unsafe { bindings::seq_putc(s, c as c_char) };
+    };
+    if v == START {
+        let header = c"Num       RefCount Protocol Flags    Type St Inode Path\n";
+        // SAFETY: `s` is the seq_file being shown; `header` is NUL-terminated.
+        unsafe { bindings::__seq_puts(s, header.as_ptr().cast()) };
         return 0;
     }
     // SAFETY: `v` is a socket of this family, alive while its bucket is locked.
     let sk = unsafe { Sock::from_raw(v.cast()) };
-    let (p, len) = match sk.addr_ref().map(|a| a.name()) {
+    let name = sk.addr_ref().map(|a| match a.name() {
         // A pathname without its NUL; an abstract name whole.
-        Some(n) if n.first().is_some_and(|&c| c != 0) => (n.as_ptr(), n.len() - 1),
-        Some(n) => (n.as_ptr(), n.len()),
-        None => (core::ptr::null(), 0),
+        n if n.first().is_some_and(|&c| c != 0) => &n[..n.len() - 1],
+        n => n,
+    });
+    let g = sk.lock();
+    let st = sk.state();
+    let flags = if st == state::LISTEN {
+        bindings::__SO_ACCEPTCON
+    } else {
+        0
     };
-    // SAFETY: `s` is the seq_file, `sk` is live, `p` has `len` bytes (or is NULL).
-    unsafe { bindings::afunix_seq_show_sock(s, sk.as_ptr(), p.cast(), len as c_int) };
+    let ss = match (sk.has_socket(), st == state::ESTABLISHED) {
+        (true, true) => bindings::socket_state_SS_CONNECTED,
+        (true, false) => bindings::socket_state_SS_UNCONNECTED,
+        (false, true) => bindings::socket_state_SS_CONNECTING,
+        (false, false) => bindings::socket_state_SS_DISCONNECTING,
+    };
+    // SAFETY: `s` is the seq_file being shown; the arguments match the format.
+    unsafe {
+        bindings::seq_printf(
+            s,
+            c"%pK: %08X %08X %08X %04X %02X %5lu".as_ptr().cast(),
+            sk.as_ptr().cast::<c_void>(),
+            sk.refcount() as c_uint,
+            0 as c_uint,
+            flags as c_uint,
+            c_uint::from(sk.sk_type()),
+            ss as c_uint,
+            sk.i_ino() as c_ulong,
+        )
+    };
+    if let Some(name) = name {
+        putc(b' ');
+        // The NULs of an abstract name (its first byte, at least) show as '@'.
+        for &c in name {
+            putc(if c == 0 { b'@' } else { c });
+        }
+    }
+    drop(g);
+    putc(b'\n');
     0
 }
 

@@ -53,6 +53,10 @@ impl WorkItem for NetTable {
     type Pointer = Arc<NetTable>;
 
     fn run(t: Arc<NetTable>) {
+        // The netns is going: its table is empty and will be freed.
+        if t.exiting.load(Ordering::Relaxed) {
+            return;
+        }
         let (bits, n) = t.abstract_size();
         let want = wanted_bits(bits, n);
         if want == bits || !t.rehash(want) {

@@ -9,10 +9,12 @@
 use crate::addr::{Address, SunAddr, SUN_LEN};
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
+use crate::vfs::HeldPath;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::{to_result, Error, Result};
+use kernel::ffi::{c_long, c_ulong};
 use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
@@ -66,6 +68,18 @@ pub(crate) mod msg {
     pub(crate) const NOSIGNAL: u32 = 0x4000;
 }
 
+/// `sock->flags` bits that an accepted socket inherits (`include/linux/net.h`).
+mod sock_flag {
+    use crate::bindings;
+
+    /// `SOCK_PASSCRED`.
+    pub(super) const PASSCRED: u32 = bindings::SOCK_PASSCRED;
+    /// `SOCK_PASSSEC`.
+    pub(super) const PASSSEC: u32 = bindings::SOCK_PASSSEC;
+    /// `SOCK_PASSPIDFD`.
+    pub(super) const PASSPIDFD: u32 = bindings::SOCK_PASSPIDFD;
+}
+
 /// `sk_wake_async()` arguments.
 pub(crate) mod wake_async {
     /// `SOCK_WAKE_WAITD`.
@@ -86,7 +100,7 @@ pub(crate) mod wake_async {
 ///
 /// `self.0` is a `struct sock` allocated by [`Sock::alloc`] or [`Sock::alloc_embryo`]
 /// (so it is the first field of a `struct afunix_sock` initialised by
-/// `afunix_sock_init`), and its refcount is non-zero while a `&Sock` exists, except in
+/// [`Sock::init_unix`]), and its refcount is non-zero while a `&Sock` exists, except in
 /// the two hooks the core calls on a socket whose last reference is gone while its
 /// memory stays: `sk_destruct` and `sk_write_space` (from the destructor of an skb
 /// charged to it). Those hooks take no new reference.
@@ -143,6 +157,8 @@ impl Sock {
     /// `net` and `socket` are the arguments of a `net_proto_family::create` call;
     /// `prot` is a registered `struct proto` whose `obj_size` is that of
     /// `struct afunix_sock`.
+    // The arguments of `create` and the family's settings, each used once.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn alloc<'a>(
         net: *mut bindings::net,
         socket: *mut bindings::socket,
@@ -165,7 +181,7 @@ impl Sock {
         // SAFETY: `sk` is the first field of a zeroed `struct afunix_sock` of
         // `obj_size` bytes, not yet visible to anyone else.
         unsafe {
-            bindings::afunix_sock_init(sk);
+            Sock::init_unix(sk);
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
             (*sk).sk_max_ack_backlog = max_dgram_qlen;
             (*sk).sk_write_space = Some(write_space);
@@ -197,7 +213,7 @@ impl Sock {
                 return Err(kernel::error::code::ENOMEM);
             }
             bindings::sock_init_data(ptr::null_mut(), sk);
-            bindings::afunix_sock_init(sk);
+            Sock::init_unix(sk);
             bindings::afunix_embryo_init(sk);
             (*sk).sk_type = (*p).sk_type;
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
@@ -213,6 +229,31 @@ impl Sock {
         Ok(Embryo(unsafe {
             ARef::from_raw(NonNull::new_unchecked(sk.cast()))
         }))
+    }
+
+    /// Initialises the module's part of a new socket (AF_UNIX's `unix_create1()`): its
+    /// locks and `peer_wait`, no peer, and the `peer_wake` relay, not hooked.
+    ///
+    /// # Safety
+    ///
+    /// `sk` is the first field of a `struct afunix_sock` just allocated by `sk_alloc`,
+    /// not yet visible to anyone else.
+    unsafe fn init_unix(sk: *mut bindings::sock) {
+        // CAST: `sk` is the first field of a `struct afunix_sock` (safety requirements).
+        let u = sk.cast::<bindings::afunix_sock>();
+        // SAFETY: `u` is valid and nobody else sees it (safety requirements); each
+        // initialiser runs once, before any use of what it initialises. The last three
+        // stores are `init_waitqueue_func_entry(&u->peer_wake, relay)`.
+        unsafe {
+            bindings::afunix_init_state_lock(u);
+            (*u).peer = ptr::null_mut();
+            bindings::afunix_init_iolock(u);
+            bindings::afunix_init_bindlock(u);
+            bindings::afunix_init_peer_wait(u);
+            (*u).peer_wake.flags = 0;
+            (*u).peer_wake.private = ptr::null_mut();
+            (*u).peer_wake.func = Some(crate::wakeup::peer_wake_relay);
+        }
     }
 
     /// The socket's bucket in its netns table (`sk_hash`).
@@ -330,8 +371,35 @@ impl Sock {
 
     /// `SO_PASSCRED` or `SO_PASSPIDFD` is set (connect and send autobind).
     pub(crate) fn passcred(&self) -> bool {
-        // SAFETY: `self` is a live socket; the helper checks `sk_socket` for NULL.
-        unsafe { bindings::afunix_passcred(self.as_ptr()) }
+        // SAFETY: A read of a pointer field of a live socket.
+        let sock = unsafe { (*self.as_ptr()).sk_socket };
+        if sock.is_null() {
+            return false;
+        }
+        // SAFETY: A non-NULL `sk_socket` is the socket's `struct socket`, of this
+        // family, which holds it until release (`sock_orphan` clears the field).
+        let sock = unsafe { Socket::from_raw(sock) };
+        sock.test_flag(sock_flag::PASSCRED) || sock.test_flag(sock_flag::PASSPIDFD)
+    }
+
+    /// Whether the socket still has its `struct socket` (not orphaned); plain read, as
+    /// AF_UNIX's `/proc` does, under the state lock.
+    pub(crate) fn has_socket(&self) -> bool {
+        // SAFETY: A read of a pointer field of a live socket, only compared to NULL.
+        !unsafe { (*self.as_ptr()).sk_socket }.is_null()
+    }
+
+    /// `refcount_read(&sk->sk_refcnt)`.
+    pub(crate) fn refcount(&self) -> u32 {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::afunix_sk_refcnt(self.as_ptr()) }
+    }
+
+    /// `sock_i_ino()`: the inode number of the socket's `struct socket`, or 0.
+    pub(crate) fn i_ino(&self) -> u64 {
+        // SAFETY: `self` is a live socket; `sock_i_ino` reads `sk_socket` under
+        // `sk_callback_lock`.
+        unsafe { bindings::sock_i_ino(self.as_ptr()) as u64 }
     }
 
     /// `sock_sndtimeo()`.
@@ -359,10 +427,32 @@ impl Sock {
     }
 
     /// `SIOCINQ` of a socket that is not listening: unread bytes (stream, seqpacket)
-    /// or the next datagram's length.
+    /// or the next datagram's length (`unix_inq_len()`).
     pub(crate) fn inq_len(&self) -> i64 {
-        // SAFETY: `self` is a live socket; the helper walks the queue under its lock.
-        unsafe { bindings::afunix_inq_len(self.as_ptr()) as i64 }
+        let q = self.rcvq_lock();
+        let Some(mut skb) = q.peek(None) else {
+            return 0;
+        };
+        if !self.is_connection_oriented() {
+            return skb.len().into();
+        }
+        let mut amount = 0i64;
+        loop {
+            amount += i64::from(skb.len().wrapping_sub(skb.consumed()));
+            match q.peek(Some(skb)) {
+                Some(next) => skb = next,
+                None => return amount,
+            }
+        }
+    }
+
+    /// Takes the lock of the receive queue.
+    fn rcvq_lock(&self) -> RcvqGuard<'_> {
+        // SAFETY: The lock of the receive queue of a live socket, initialised by
+        // `sock_init_data`; it is innermost: nothing is locked under it.
+        let _lock =
+            unsafe { SpinGuard::lock(ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock)) };
+        RcvqGuard { sk: self, _lock }
     }
 
     /// `SIOCOUTQ`: bytes of this socket's skbs not yet freed (`sk_wmem_alloc_get`).
@@ -371,11 +461,52 @@ impl Sock {
         unsafe { bindings::afunix_outq_len(self.as_ptr()) as i64 }
     }
 
-    /// `SIOCUNIXFILE`: a new `O_PATH` fd of a pathname socket's inode.
+    /// `SIOCUNIXFILE`: a new `O_PATH` fd of a pathname socket's inode
+    /// (`unix_open_file()`): `CAP_NET_ADMIN` in the socket's netns needed.
     pub(crate) fn open_file(&self) -> Result<i32> {
-        // SAFETY: `self` is a live socket of this family.
-        let r = unsafe { bindings::afunix_open_file(self.as_ptr(), self.has_addr()) };
-        to_result(r).map(|()| r)
+        // SAFETY: `self` is a live socket, which holds its netns, and a netns holds
+        // its user namespace.
+        let admin = unsafe {
+            let net = bindings::afunix_sock_net(self.as_ptr());
+            bindings::ns_capable((*net).user_ns, bindings::CAP_NET_ADMIN as c_int)
+        };
+        if !admin {
+            return Err(kernel::error::code::EPERM);
+        }
+        if !self.has_addr() {
+            return Err(kernel::error::code::ENOENT);
+        }
+        self.path()
+            .ok_or(kernel::error::code::ENOENT)?
+            .open_o_path()
+    }
+
+    fn path_slot(&self) -> *mut bindings::path {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.unix()).path) }
+    }
+
+    /// The path of a pathname socket (or of one accepted from it), with references of
+    /// its own, or `None`.
+    pub(crate) fn path(&self) -> Option<HeldPath> {
+        let _g = self.lock();
+        // SAFETY: `path` is guarded by the state lock (held); a set path holds its
+        // mount and dentry, so they are live.
+        unsafe { HeldPath::get(self.path_slot()) }
+    }
+
+    /// Records the socket inode's path and inode in a socket being bound (under its
+    /// bind lock, before it is published in any table); the path's references move
+    /// into the socket.
+    pub(crate) fn set_path(&self, path: HeldPath, inode: *mut bindings::inode) {
+        let u = self.unix();
+        // SAFETY: No one else reads these fields of a socket not yet published; `inode`
+        // is the live inode of `path`'s dentry (callers).
+        unsafe {
+            self.path_slot().write(path.into_raw());
+            ptr::addr_of_mut!((*u).inode).write(inode);
+            ptr::addr_of_mut!((*u).ino).write((*inode).i_ino);
+        }
     }
 
     /// `unix_recvq_full_lockless()`: more queued than the backlog allows.
@@ -383,17 +514,41 @@ impl Sock {
         self.rcvq_len() > self.max_ack_backlog()
     }
 
+    /// Takes `sk_peer_lock`, which guards the credentials.
+    fn peer_lock(&self) -> SpinGuard {
+        // SAFETY: `sk_peer_lock` of a live socket, initialised by `sock_init_data`; no
+        // spinlock is taken under it.
+        unsafe { SpinGuard::lock(ptr::addr_of_mut!((*self.as_ptr()).sk_peer_lock)) }
+    }
+
     /// Records the calling task as the socket's credentials (listen).
     pub(crate) fn update_peercred(&self) {
-        // SAFETY: `self` is a live socket; the helper swaps under `sk_peer_lock`.
-        unsafe { bindings::afunix_update_peercred(self.as_ptr()) };
+        let p = self.as_ptr();
+        let g = self.peer_lock();
+        // SAFETY: The credentials are guarded by `sk_peer_lock` (held); the old ones'
+        // references move out, to be put after unlocking.
+        let (old_pid, old_cred) = unsafe {
+            let old = ((*p).sk_peer_pid, (*p).sk_peer_cred);
+            (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
+            (*p).sk_peer_cred = bindings::afunix_get_current_cred();
+            old
+        };
+        drop(g);
+        // SAFETY: The references taken from the socket above (NULL is allowed).
+        unsafe {
+            bindings::put_pid(old_pid);
+            bindings::afunix_put_cred(old_cred);
+        }
     }
 
     /// Drops the path of a pathname socket (on release, out of every table).
     pub(crate) fn release_path(&self) {
-        // SAFETY: `self` is a live socket of this family; the helper clears the path
-        // under the state lock and puts it after.
-        unsafe { bindings::afunix_release_path(self.as_ptr()) };
+        let g = self.lock();
+        // SAFETY: `path` is guarded by the state lock (held); its references move out
+        // of the socket, which is left without a path.
+        let path = unsafe { HeldPath::take(self.path_slot()) };
+        drop(g);
+        drop(path);
     }
 
     /// Wakes one task waiting on `peer_wait` (a connect waiting for backlog room).
@@ -426,13 +581,19 @@ impl Sock {
     /// lock, and gives it the caller's reference.
     pub(crate) fn graft(this: ARef<Sock>, listener: &Socket, sock: &Socket) {
         let _g = this.lock();
-        // SAFETY: `sock` is the new socket of an accept call, with no `sk` yet; the
-        // reference moves into it (released in its `release`).
-        unsafe {
-            (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED;
-            bindings::afunix_inherit_flags(listener.0.get(), sock.0.get());
-            bindings::afunix_sock_graft(this.as_ptr(), sock.0.get());
+        // SAFETY: `sock` is the new socket of an accept call, with no `sk` yet.
+        unsafe { (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED };
+        for nr in [
+            sock_flag::PASSCRED,
+            sock_flag::PASSPIDFD,
+            sock_flag::PASSSEC,
+        ] {
+            if listener.test_flag(nr) {
+                sock.set_flag(nr);
+            }
         }
+        // SAFETY: As above; the reference moves into `sock` (released in its `release`).
+        unsafe { bindings::afunix_sock_graft(this.as_ptr(), sock.0.get()) };
         drop(_g);
         core::mem::forget(this);
     }
@@ -608,11 +769,15 @@ impl Sock {
 
     /// Records the calling task as the peer credentials (`SO_PEERCRED`).
     ///
-    /// Called once per socket, before it is visible to others (socketpair).
+    /// Called once per socket, before it is visible to others (socketpair, embryo).
     pub(crate) fn init_peercred(&self) {
-        // SAFETY: `self` is a live socket; the old pid/cred are NULL (fresh socket),
-        // and `__sk_destruct` puts the new ones.
-        unsafe { bindings::afunix_init_peercred(self.as_ptr()) };
+        let p = self.as_ptr();
+        // SAFETY: `self` is a live socket that no one else sees yet; the old pid/cred
+        // are NULL (fresh socket), and `__sk_destruct` puts the new ones.
+        unsafe {
+            (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
+            (*p).sk_peer_cred = bindings::afunix_get_current_cred();
+        }
     }
 
     /// Takes the state lock (AF_UNIX's `unix_state_lock()`).
@@ -667,6 +832,20 @@ impl Sock {
         IoGuard { sk: self }
     }
 
+    /// `SO_PEEK_OFF`: sets the peek offset under the reader lock, as AF_UNIX;
+    /// `EINTR` if a signal comes while waiting for the lock.
+    pub(crate) fn set_peek_off(&self, val: i32) -> Result {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        if unsafe { bindings::afunix_iolock_interruptible(self.as_ptr()) } != 0 {
+            return Err(kernel::error::code::EINTR);
+        }
+        // INVARIANT: The lock was just taken.
+        let _io = IoGuard { sk: self };
+        // SAFETY: A volatile write of a field of a live socket (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_peek_off).write_volatile(val) };
+        Ok(())
+    }
+
     /// The socket's wait queue (`sk_sleep()`).
     pub(crate) fn sleep_queue(&self) -> *mut bindings::wait_queue_head {
         // SAFETY: `self` is a live socket.
@@ -679,14 +858,74 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.unix()).peer_wq.wait) }
     }
 
+    /// The `peer_wake` entry of the socket (its relay, see [`crate::wakeup`]).
+    pub(crate) fn peer_wake_entry(&self) -> *mut bindings::wait_queue_entry {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.unix()).peer_wake) }
+    }
+
     /// The tail of the receive queue and its length, to notice new data while waiting
     /// (only compared, never followed).
     pub(crate) fn rcvq_tail_mark(&self) -> (usize, u32) {
-        let mut len = 0;
-        // SAFETY: `self` is a live socket; the helper reads the tail under the queue
-        // lock.
-        let tail = unsafe { bindings::afunix_rcvq_tail_mark(self.as_ptr(), &mut len) };
-        (tail as usize, len)
+        let _q = self.rcvq_lock();
+        // SAFETY: `self` is a live socket; the queue lock is held, so the tail stays
+        // queued (and valid) while its length is read.
+        unsafe {
+            let tail = bindings::afunix_rcvq_peek_tail(self.as_ptr());
+            let len = tail.as_ref().map_or(0, |t| t.len);
+            (tail as usize, len)
+        }
+    }
+}
+
+/// A kernel spinlock, held (`spin_lock()` .. `spin_unlock()`).
+///
+/// # Invariants
+///
+/// `self.0` is a live spinlock, held while this guard exists.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct SpinGuard(*mut bindings::spinlock_t);
+
+impl SpinGuard {
+    /// Takes `lock`.
+    ///
+    /// # Safety
+    ///
+    /// `lock` is an initialised spinlock that outlives the guard, and taking it here
+    /// keeps the lock order.
+    pub(crate) unsafe fn lock(lock: *mut bindings::spinlock_t) -> SpinGuard {
+        // SAFETY: Valid by the safety requirements.
+        unsafe { bindings::afunix_spin_lock(lock) };
+        // INVARIANT: Locked just above.
+        SpinGuard(lock)
+    }
+}
+
+impl Drop for SpinGuard {
+    fn drop(&mut self) {
+        // SAFETY: Held (type invariant).
+        unsafe { bindings::afunix_spin_unlock(self.0) };
+    }
+}
+
+/// The lock of a socket's receive queue, held: queued skbs stay queued.
+struct RcvqGuard<'a> {
+    sk: &'a Sock,
+    _lock: SpinGuard,
+}
+
+impl RcvqGuard<'_> {
+    /// The first skb of the queue, or the one after `after`.
+    fn peek(&self, after: Option<&SkbView>) -> Option<&SkbView> {
+        // SAFETY: The queue lock is held, so the skbs are queued and valid while this
+        // guard lives; `skb_peek`/`skb_peek_next` only read the list links.
+        unsafe {
+            let skb = match after {
+                None => bindings::afunix_rcvq_peek(self.sk.as_ptr()),
+                Some(prev) => bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), prev.as_ptr()),
+            };
+            NonNull::new(skb).map(|p| SkbView::from_raw(p.as_ptr()))
+        }
     }
 }
 
@@ -729,8 +968,13 @@ impl Embryo {
         unsafe {
             (*self.0.unix()).peer = peer.as_ptr().cast();
             ptr::addr_of_mut!((*sk).__sk_common.skc_state).write_volatile(state::ESTABLISHED);
-            bindings::afunix_init_peercred(sk);
-            bindings::afunix_copy_path(sk, listener.as_ptr());
+        }
+        self.0.init_peercred();
+        // SAFETY: The caller (connect) holds the listener's state lock, which guards its
+        // path; a set path holds its mount and dentry.
+        if let Some(path) = unsafe { HeldPath::get(listener.path_slot()) } {
+            // SAFETY: As above: the embryo's path is unset and no one else sees it.
+            unsafe { self.0.path_slot().write(path.into_raw()) };
         }
         if let Some(a) = listener.addr() {
             self.0.publish_addr(a);
@@ -802,9 +1046,7 @@ impl StateGuard<'_> {
     /// (`unix_wait_for_peer()`); returns the time left.
     pub(crate) fn wait_for_peer(self, timeo: isize) -> isize {
         let sk = self.sk;
-        core::mem::forget(self);
-        // SAFETY: The state lock is held (type invariant); the helper releases it.
-        unsafe { bindings::afunix_wait_for_peer(sk.as_ptr(), timeo) }
+        crate::wakeup::wait_for_peer(sk, self, timeo)
     }
 
     /// Sets `sk_max_ack_backlog` (listen).
@@ -824,8 +1066,15 @@ impl StateGuard<'_> {
 
     /// Copies `from`'s credentials to this socket (connect, under `from`'s lock).
     pub(crate) fn copy_peercred(&mut self, from: &StateGuard<'_>) {
-        // SAFETY: Both sockets are live; `from`'s state lock is held.
-        unsafe { bindings::afunix_copy_peercred(self.sk.as_ptr(), from.sk.as_ptr()) };
+        let (sk, from) = (self.sk.as_ptr(), from.sk.as_ptr());
+        let _g = self.sk.peer_lock();
+        // SAFETY: Both sockets are live; this one's credentials are guarded by
+        // `sk_peer_lock` (held), and `from`'s by its state lock (held). The old ones
+        // are NULL: only a socket that neither listens nor is connected connects.
+        unsafe {
+            (*sk).sk_peer_pid = bindings::afunix_get_pid((*from).sk_peer_pid);
+            (*sk).sk_peer_cred = bindings::afunix_get_cred((*from).sk_peer_cred);
+        }
     }
 
     /// `sock_orphan()`: detaches the socket from its `struct socket` and marks it dead.
@@ -941,6 +1190,23 @@ impl Socket {
         // SAFETY: `sk` of a live socket is NULL or a live socket of this family, which
         // stays alive while the `struct socket` holds it (until release).
         unsafe { NonNull::new((*self.0.get()).sk).map(|p| Sock::from_raw(p.as_ptr())) }
+    }
+
+    fn flags(&self) -> *mut c_ulong {
+        // SAFETY: `self.0` is a live socket (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.0.get()).flags) }
+    }
+
+    /// `test_bit(nr, &sock->flags)`.
+    fn test_flag(&self, nr: u32) -> bool {
+        // SAFETY: `flags` of a live socket, changed only with atomic bit operations.
+        unsafe { bindings::afunix_test_bit(nr as c_long, self.flags()) }
+    }
+
+    /// `set_bit(nr, &sock->flags)`.
+    fn set_flag(&self, nr: u32) {
+        // SAFETY: As in `test_flag`.
+        unsafe { bindings::afunix_set_bit(nr as c_long, self.flags()) };
     }
 
     /// Sets `sock->state` (`SS_CONNECTED` etc.).
@@ -1354,6 +1620,16 @@ pub(crate) fn intr_errno(timeo: isize) -> Error {
     Error::from_errno(unsafe { bindings::afunix_intr_errno(timeo) })
 }
 
+/// AF_UNIX's `UNIX_SKB_FRAGS_SZ` (`PAGE_SIZE << get_order(32768)`): the paged part of
+/// one stream skb at most, 32 KiB rounded up to whole pages in a power of two.
+const STREAM_FRAGS_SIZE: usize = {
+    let page = bindings::AFUNIX_PAGE_SIZE as usize;
+    page << 32768usize
+        .div_ceil(page)
+        .next_power_of_two()
+        .trailing_zeros()
+};
+
 /// `SKB_MAX_ALLOC`, `SKB_MAX_HEAD(0)` and AF_UNIX's `UNIX_SKB_FRAGS_SZ`.
 pub(crate) fn skb_limits() -> (usize, usize, usize) {
     // SAFETY: No requirements.
@@ -1361,7 +1637,7 @@ pub(crate) fn skb_limits() -> (usize, usize, usize) {
         (
             bindings::afunix_skb_max_alloc() as usize,
             bindings::afunix_skb_max_head0() as usize,
-            bindings::afunix_stream_frags_size() as usize,
+            STREAM_FRAGS_SIZE,
         )
     }
 }

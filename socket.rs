@@ -10,7 +10,7 @@ use crate::addr::SunAddr;
 use crate::bindings;
 use crate::names;
 use crate::proto;
-use crate::sock::{sun_addr_from_raw, write_sockaddr, Msg, Socket};
+use crate::sock::{sun_addr_from_raw, write_sockaddr, Msg, Sock, Socket};
 use crate::wakeup;
 use core::ffi::c_int;
 use core::marker::PhantomData;
@@ -306,6 +306,21 @@ impl<T: SocketOps> Adapter<T> {
     }
 }
 
+/// `proto_ops::set_peek_off` (`SO_PEEK_OFF`), of every type.
+///
+/// # Safety
+///
+/// Only called by the socket core, with the live `struct sock` of a socket of this
+/// family.
+unsafe extern "C" fn set_peek_off(sk: *mut bindings::sock, val: c_int) -> c_int {
+    // SAFETY: The core passes a live socket of this family.
+    let sk = unsafe { Sock::from_raw(sk) };
+    from_result(|| {
+        sk.set_peek_off(val)?;
+        Ok(0)
+    })
+}
+
 /// `O_NONBLOCK`, in the flags of connect and accept.
 const O_NONBLOCK: c_int = bindings::O_NONBLOCK as c_int;
 
@@ -349,7 +364,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
         sendmsg: Some(Adapter::<T>::sendmsg),
         recvmsg: Some(Adapter::<T>::recvmsg),
         mmap: Some(bindings::sock_no_mmap),
-        set_peek_off: Some(bindings::afunix_set_peek_off),
+        set_peek_off: Some(set_peek_off),
         ..Default::default()
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::bindings;
 use core::cell::UnsafeCell;
-use core::marker::PhantomPinned;
+use core::marker::{PhantomData, PhantomPinned};
 use core::ops::{Deref, DerefMut};
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -62,7 +62,10 @@ impl<T> SpinLock<T> {
         // SAFETY: The lock was initialised by `new`.
         unsafe { bindings::afunix_spin_lock(self.lock.get()) };
         // INVARIANT: Just locked.
-        Guard { lock: self }
+        Guard {
+            lock: self,
+            _not_send: PhantomData,
+        }
     }
 
     /// Takes the lock while the caller holds another of the same class, taken first in
@@ -71,7 +74,10 @@ impl<T> SpinLock<T> {
         // SAFETY: The lock was initialised by `new`.
         unsafe { bindings::afunix_spin_lock_nested(self.lock.get()) };
         // INVARIANT: Just locked.
-        Guard { lock: self }
+        Guard {
+            lock: self,
+            _not_send: PhantomData,
+        }
     }
 }
 
@@ -83,6 +89,8 @@ impl<T> SpinLock<T> {
 #[must_use = "the lock unlocks immediately when the guard is unused"]
 pub(crate) struct Guard<'a, T> {
     lock: &'a SpinLock<T>,
+    /// Not `Send`: a spinlock is released on the CPU that took it.
+    _not_send: PhantomData<*mut ()>,
 }
 
 impl<T> Guard<'_, T> {

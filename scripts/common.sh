@@ -14,6 +14,7 @@ BINDGEN=$TOOLS/bin/bindgen
 VNG=$VENV/bin/vng
 RUSTC=/usr/bin/rustc
 RUSTDOC=/usr/bin/rustdoc
+CLIPPY_DRIVER=/usr/bin/clippy-driver
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
