@@ -496,12 +496,16 @@ impl Sock {
     }
 
     /// Records the socket inode's path and inode in a socket being bound (under its
-    /// bind lock, before it is published in any table); the path's references move
-    /// into the socket.
+    /// bind lock, before it enters the global table); the path's references move into
+    /// the socket.
     pub(crate) fn set_path(&self, path: HeldPath, inode: *mut bindings::inode) {
         let u = self.unix();
-        // SAFETY: No one else reads these fields of a socket not yet published; `inode`
-        // is the live inode of `path`'s dentry (callers).
+        // The address is already published: `SIOCUNIXFILE` may read the path (under the
+        // state lock) from now on.
+        let _g = self.lock();
+        // SAFETY: `path` is guarded by the state lock (held); `inode` and `ino` are read
+        // only once the socket is in the global table, after this; `inode` is the live
+        // inode of `path`'s dentry (callers).
         unsafe {
             self.path_slot().write(path.into_raw());
             ptr::addr_of_mut!((*u).inode).write(inode);
@@ -1045,8 +1049,12 @@ impl StateGuard<'_> {
     /// Sleeps until the socket's queue has room, releasing the lock first
     /// (`unix_wait_for_peer()`); returns the time left.
     pub(crate) fn wait_for_peer(self, timeo: isize) -> isize {
-        let sk = self.sk;
-        crate::wakeup::wait_for_peer(sk, self, timeo)
+        crate::wakeup::wait_for_peer(self, timeo)
+    }
+
+    /// The socket whose lock this is.
+    pub(crate) fn sock(&self) -> &Sock {
+        self.sk
     }
 
     /// Sets `sk_max_ack_backlog` (listen).

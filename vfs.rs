@@ -184,7 +184,7 @@ impl NewSocketInode {
         unsafe { (*self.inode()).i_ino as u64 }
     }
 
-    /// Records the path in `sk` (before `sk` is published in any table).
+    /// Records the path in `sk` (before `sk` enters the global pathname table).
     pub(crate) fn record_in(&mut self, sk: &Sock) {
         // SAFETY: The parent's mount and the new dentry are held (type invariant): new
         // references to them, for the socket.

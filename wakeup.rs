@@ -184,9 +184,11 @@ pub(crate) fn wait_on_sk(sk: &Sock, mut timeo: isize, mut done: impl FnMut() -> 
     timeo
 }
 
-/// Sleeps on `other`'s `peer_wait` until its queue has room (`unix_wait_for_peer()`),
-/// releasing `guard`, `other`'s state lock, after queueing; returns the time left.
-pub(crate) fn wait_for_peer(other: &Sock, guard: StateGuard<'_>, timeo: isize) -> isize {
+/// Sleeps on the `peer_wait` of `guard`'s socket until its queue has room
+/// (`unix_wait_for_peer()`), releasing `guard`, its state lock, after queueing; returns
+/// the time left.
+pub(crate) fn wait_for_peer(guard: StateGuard<'_>, timeo: isize) -> isize {
+    let other = guard.sock();
     let wq = other.peer_wait();
     let mut entry = MaybeUninit::<bindings::wait_queue_entry>::zeroed();
     let entry = entry.as_mut_ptr();
@@ -256,11 +258,13 @@ pub(crate) unsafe extern "C" fn peer_wake_relay(
 fn peer_wake_connect(sk: &Sock, other: &Sock) -> bool {
     let q = sk.peer_wake_entry();
     let _g = lock_peer_wait(other);
-    // SAFETY: `q` is `sk`'s entry; its `private` and its queueing change only under
-    // the lock of the `peer_wait` it is hooked on, and a hooked `sk` only hooks on its
-    // peer `other`, whose lock is held.
+    // SAFETY: `q` is `sk`'s entry; its queueing and `private` change only under the
+    // lock of the `peer_wait` it is hooked on. While `sk` reconnects, its relay may
+    // still be on the old peer's queue and `private` may change under that lock: the
+    // read is READ_ONCE, and a stale non-NULL value only skips this hook, as AF_UNIX's
+    // `unix_dgram_peer_wake_connect()` does.
     unsafe {
-        if !(*q).private.is_null() {
+        if !ptr::addr_of!((*q).private).read_volatile().is_null() {
             return false;
         }
         (*q).private = other.as_ptr().cast();
@@ -275,9 +279,12 @@ pub(crate) fn peer_wake_disconnect(sk: &Sock, other: &Sock) {
     let q = sk.peer_wake_entry();
     let _g = lock_peer_wait(other);
     // SAFETY: As in `peer_wake_connect`: if `private` is `other`, `q` is on `other`'s
-    // `peer_wait`, whose lock is held.
+    // `peer_wait`, whose lock is held, and it stays there.
     unsafe {
-        if ptr::eq((*q).private, other.as_ptr().cast()) {
+        if ptr::eq(
+            ptr::addr_of!((*q).private).read_volatile(),
+            other.as_ptr().cast(),
+        ) {
             bindings::afunix___remove_wait_queue(other.peer_wait(), q);
             (*q).private = ptr::null_mut();
         }
