@@ -456,9 +456,9 @@ impl NetTable {
 
     /// Queues a resize if `n` abstract names outgrow the chains (after a link).
     fn grown(&self, n: i32) {
-        // Pairs with the fence of `rehash`: either the resize sees this count, or this
-        // sees its new size (`smp_mb()` of `atomic_inc_return()` in C).
-        fence(Ordering::SeqCst);
+        // SeqCst, as the count's update: with the store and fence of `rehash`, either
+        // the resize sees this count, or this sees its new size (the `smp_mb()` of
+        // `atomic_inc_return()` in C).
         let size = self.abs_buckets.load(Ordering::SeqCst);
         if crate::resize::should_grow(n, size) {
             self.queue_resize();
@@ -468,7 +468,6 @@ impl NetTable {
     /// Queues a resize if `n` abstract names are too few for the chains (after an unlink).
     fn shrunk(&self, n: i32) {
         // As in `grown`.
-        fence(Ordering::SeqCst);
         let size = self.abs_buckets.load(Ordering::SeqCst);
         if crate::resize::should_shrink(n, size) {
             self.queue_resize();
@@ -509,8 +508,8 @@ impl NetTable {
             cond_resched();
         }
         self.abs_buckets.store(1 << new.bits, Ordering::SeqCst);
-        // Pairs with the fences of `grown` and `shrunk`: either they see the new size, or
-        // the resize (`abstract_size`) sees their count.
+        // Pairs with the SeqCst count updates and size loads of `grown` and `shrunk`:
+        // either they see the new size, or the resize (`abstract_size`) sees their count.
         fence(Ordering::SeqCst);
         true
     }
