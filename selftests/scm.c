@@ -4,10 +4,10 @@
  * sender (own, forged as root, forbidden to an unprivileged task, unknown pid),
  * credentials attached because the receiver or the sender has SO_PASSCRED or the
  * receiver is an embryo, what a receiver sees for data sent without credentials, pid
- * translation into a child pid namespace, MSG_CTRUNC, a stream read that stops where
- * the credentials change, and the parsing of the control buffer (malformed lengths,
- * unknown SOL_SOCKET types, other levels ignored). Every expected value is AF_UNIX's
- * behaviour on 6.12.
+ * translation into a child pid namespace, uid/gid translation into a new user namespace,
+ * MSG_CTRUNC, a stream read that stops where the credentials change, and the parsing
+ * of the control buffer (malformed lengths, unknown SOL_SOCKET types, other levels
+ * ignored). Every expected value is AF_UNIX's behaviour on 6.12.
  *
  * One documented divergence: SCM_RIGHTS. AF_UNIX passes the fds; the module does not
  * implement fd passing yet and fails such a send with EOPNOTSUPP (README "Limits").
@@ -671,6 +671,64 @@ TEST_F(scm, pid_namespace)
 		EXPECT_NE(getpid(), g.cred.pid);
 		EXPECT_NE(pid, g.cred.pid);
 		EXPECT_EQ(0, kill(g.cred.pid, 0));
+		EXPECT_EQ(1, send(self->sv[0], "p", 1, 0));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+		close_pair(self->sv);
+	}
+}
+
+/*
+ * Ids are translated into the receiver's user namespace: a task in a new user namespace
+ * with no mapping sees root's ids as the overflow ids, cannot claim any id (unmapped:
+ * EINVAL), and its own credentials reach a receiver outside as root's.
+ */
+static int child_in_userns(int fd, int ouid, int ogid)
+{
+	struct got g;
+
+	if (unshare(CLONE_NEWUSER))
+		return 20;
+	if (send_creds(fd, "u", 1, getpid(), getuid(), getgid()) != EINVAL)
+		return 21;
+	if (send(fd, "c", 1, 0) != 1)
+		return 22;
+	/* the parent's message (blocking) */
+	g = recv_ctl(fd, 1, 0, 512);
+	if (g.n != 1 || g.ncreds != 1)
+		return 23;
+	if (g.cred.pid != getppid() || (int)g.cred.uid != ouid || (int)g.cred.gid != ogid)
+		return 24;
+	return 0;
+}
+
+TEST_F(scm, user_namespace)
+{
+	int ouid = overflow_id("overflowuid"), ogid = overflow_id("overflowgid");
+	int status;
+	pid_t pid;
+	struct got g;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root: root's ids are the ones left unmapped");
+	ASSERT_LE(0, ouid);
+	ASSERT_LE(0, ogid);
+	for (int t = 0; t < 3; t++) {
+		ASSERT_EQ(0, socketpair(self->family, types[t], 0, self->sv));
+		ASSERT_EQ(0, set_passcred(self->sv[0], 1));
+		ASSERT_EQ(0, set_passcred(self->sv[1], 1));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(child_in_userns(self->sv[1], ouid, ogid));
+		g = recv_ctl(self->sv[0], 1, 0, 512);
+		EXPECT_EQ(1, g.n);
+		EXPECT_EQ('c', g.data[0]);
+		EXPECT_EQ(1, g.ncreds);
+		EXPECT_EQ(pid, g.cred.pid);
+		EXPECT_EQ(0U, g.cred.uid);
+		EXPECT_EQ(0U, g.cred.gid);
 		EXPECT_EQ(1, send(self->sv[0], "p", 1, 0));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		ASSERT_TRUE(WIFEXITED(status));
