@@ -712,7 +712,9 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     let mut interrupted = false;
 
     let mut io = sk.io_lock();
-    'outer: while left > 0 {
+    // As AF_UNIX's do-while: a read of 0 bytes still waits for data (or gives `EAGAIN`)
+    // and reports the first skb's credentials.
+    'outer: loop {
         if sk.is_dead() {
             err = Some(ECONNRESET.into());
             break;
@@ -802,6 +804,9 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
                 break;
             }
             io.unlink_consume(s);
+        }
+        if left == 0 {
+            break;
         }
     }
     drop(io);

@@ -535,6 +535,40 @@ TEST_F(scm, stream_eof_creds)
 	EXPECT_EQ(0U, g.cred.gid);
 }
 
+/*
+ * A stream read of 0 bytes runs AF_UNIX's read loop once: EAGAIN on an empty queue
+ * (it would block), 0 at the end of file, and with data 0 and the first skb's
+ * credentials, the data left in place.
+ */
+TEST_F(scm, stream_zero_length_read)
+{
+	struct got g;
+
+	ASSERT_EQ(0, socketpair(self->family, SOCK_STREAM, 0, self->sv));
+	ASSERT_EQ(0, set_passcred(self->sv[1], 1));
+	g = recv_ctl(self->sv[1], 0, MSG_DONTWAIT, 512);
+	EXPECT_EQ(-1, g.n);
+	EXPECT_EQ(EAGAIN, g.err);
+	g = recv_ctl(self->sv[1], 0, MSG_DONTWAIT | MSG_PEEK, 512);
+	EXPECT_EQ(EAGAIN, g.err);
+	EXPECT_EQ(2, send(self->sv[0], "ab", 2, 0));
+	g = recv_ctl(self->sv[1], 0, MSG_DONTWAIT, 512);
+	EXPECT_EQ(0, g.n);
+	EXPECT_EQ(1, g.ncreds);
+	EXPECT_EQ(getpid(), g.cred.pid);
+	EXPECT_EQ(getuid(), g.cred.uid);
+	g = recv_ctl(self->sv[1], 0, MSG_DONTWAIT | MSG_PEEK, 512);
+	EXPECT_EQ(0, g.n);
+	EXPECT_EQ(getpid(), g.cred.pid);
+	g = recv_creds(self->sv[1], sizeof(g.data));
+	EXPECT_EQ(2, g.n);
+	EXPECT_EQ(0, memcmp(g.data, "ab", 2));
+	ASSERT_EQ(0, shutdown(self->sv[0], SHUT_WR));
+	g = recv_ctl(self->sv[1], 0, MSG_DONTWAIT, 512);
+	EXPECT_EQ(0, g.n);
+	EXPECT_EQ(0, g.cred.pid);
+}
+
 /* An abstract address unique to this process and family. */
 static socklen_t abstract_addr(struct sockaddr_un *sun, int family, const char *tag)
 {
