@@ -11,11 +11,14 @@
 #define AFUNIX_BINDINGS_H
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
@@ -34,6 +37,7 @@
 #include <linux/un.h>
 #include <linux/wait.h>
 #include <net/net_namespace.h>
+#include <net/scm.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -57,6 +61,23 @@ enum {
 	AFUNIX_SOCK_DGRAM = SOCK_DGRAM,
 	AFUNIX_SOCK_RAW = SOCK_RAW,
 	AFUNIX_SOCK_SEQPACKET = SOCK_SEQPACKET,
+};
+
+/*
+ * Control messages: the levels and types the module parses, the fd limit of one
+ * message, and whether the kernel has LSM socket hooks (SO_PASSSEC then counts for
+ * MSG_CTRUNC, as in __scm_recv_common()).
+ */
+enum {
+	AFUNIX_SOL_SOCKET = SOL_SOCKET,
+	AFUNIX_SCM_RIGHTS = SCM_RIGHTS,
+	AFUNIX_SCM_CREDENTIALS = SCM_CREDENTIALS,
+	AFUNIX_SCM_MAX_FD = SCM_MAX_FD,
+	AFUNIX_CMSGHDR_SIZE = sizeof(struct cmsghdr),
+	AFUNIX_COMPAT_CMSGHDR_SIZE = sizeof(struct compat_cmsghdr),
+	AFUNIX_MSG_CTRUNC = MSG_CTRUNC,
+	AFUNIX_MSG_CMSG_COMPAT = MSG_CMSG_COMPAT,
+	AFUNIX_SECURITY_NETWORK = IS_ENABLED(CONFIG_SECURITY_NETWORK),
 };
 
 /* Offsets of the two list nodes in struct sock, for the Rust side's list walks. */
@@ -111,10 +132,17 @@ struct afunix_sock {
  * struct afunix_skb_cb - the module's part of &struct sk_buff.cb.
  * @consumed: bytes of a stream skb already read (AF_UNIX's UNIXCB(skb).consumed).
  * @embryo: the skb carries an embryo to its listener, and the embryo's reference.
+ * @pid: the sender's credentials (AF_UNIX's UNIXCB(skb).pid): a reference to a pid, or
+ *	NULL for an skb without credentials; put by the skb's destructor.
+ * @uid: with @pid, the credentials' user (INVALID_UID without credentials).
+ * @gid: with @pid, the credentials' group (INVALID_GID without credentials).
  */
 struct afunix_skb_cb {
 	unsigned int consumed;
 	unsigned int embryo;
+	struct pid *pid;
+	kuid_t uid;
+	kgid_t gid;
 };
 
 /* The module parameter `family`, defined in afunix_helpers.c. */
@@ -140,6 +168,7 @@ void afunix_iounlock(struct sock *sk);
 void afunix_sock_hold(struct sock *sk);
 void afunix_sock_put(struct sock *sk);
 void afunix_sock_orphan(struct sock *sk);
+struct task_struct *afunix_current_task(void);
 struct pid *afunix_current_tgid(void);
 struct pid *afunix_get_pid(struct pid *pid);
 const struct cred *afunix_get_current_cred(void);

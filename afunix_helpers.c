@@ -128,6 +128,11 @@ void afunix_sock_orphan(struct sock *sk)
 	sock_orphan(sk);
 }
 
+struct task_struct *afunix_current_task(void)
+{
+	return current;
+}
+
 struct pid *afunix_current_tgid(void)
 {
 	return task_tgid(current);

@@ -6,6 +6,7 @@
 //! Safe code only: the C API is reached through [`crate::sock`] and [`crate::wakeup`].
 
 use crate::addr::{Address, SunAddr, AF_UNSPEC};
+use crate::cmsg::{self, RecvCreds};
 use crate::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
     ESOCKTNOSUPPORT,
@@ -437,6 +438,7 @@ fn dgram_disconnected(sk: &Sock, other: &Sock) {
 /// `sendmsg()` of a datagram or seqpacket socket (`unix_dgram_sendmsg()`): to the
 /// connected peer, or to the socket a name designates.
 pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+    let scm = cmsg::scm_send(m)?;
     let flags = m.flags();
     if flags & msg::OOB != 0 {
         return Err(EOPNOTSUPP.into());
@@ -461,7 +463,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len = (len - max_alloc).min(MAX_SKB_FRAGS * PAGE_SIZE);
         data_len = data_len.next_multiple_of(PAGE_SIZE);
     }
-    let skb = Skb::alloc_from_msg(
+    let mut skb = Skb::alloc_from_msg(
         sk,
         m,
         len,
@@ -469,6 +471,8 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         flags & msg::DONTWAIT != 0,
         PAGE_ALLOC_COSTLY_ORDER,
     )?;
+    skb.set_creds(&scm);
+    drop(scm);
     let mut timeo = sk.sndtimeo(flags & msg::DONTWAIT != 0);
 
     loop {
@@ -532,6 +536,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
             other = Some(o);
             continue;
         }
+        cmsg::maybe_add_creds(&mut skb, sk, &g);
         o.queue_tail(skb);
         drop(g);
         o.data_ready();
@@ -596,11 +601,13 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
     }
     let res = skb.view().copy_to_msg(skip as u32, m, n);
     if res.is_ok() {
+        let scm = RecvCreds::of(skb.view());
         if flags & msg::PEEK == 0 {
             sk.peek_offset_bwd(skb_len);
         } else {
             sk.peek_offset_fwd(n);
         }
+        cmsg::scm_recv(sk, m, &scm);
     }
     skb.free_datagram(sk);
     drop(io);
@@ -618,6 +625,7 @@ pub(crate) fn seqpacket_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32)
 
 /// `sendmsg()` of a stream socket (`unix_stream_sendmsg()`).
 pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+    let scm = cmsg::scm_send(m)?;
     let flags = m.flags();
     if flags & msg::OOB != 0 {
         return Err(EOPNOTSUPP.into());
@@ -646,11 +654,12 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
             .saturating_sub(max_head0)
             .next_multiple_of(PAGE_SIZE)
             .min(size);
-        let skb =
+        let mut skb =
             match Skb::alloc_from_msg(sk, m, size, data_len, flags & msg::DONTWAIT != 0, order) {
                 Ok(skb) => skb,
                 Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
             };
+        skb.set_creds(&scm);
 
         let g = other.lock();
         if other.is_dead() || other.shutdown() & shut::RCV != 0 {
@@ -662,6 +671,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
                 Err(pipe(flags, sent))
             };
         }
+        cmsg::maybe_add_creds(&mut skb, sk, &g);
         other.queue_tail(skb);
         drop(g);
         other.data_ready();
@@ -694,9 +704,17 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     let peek_off = usize::try_from(sk.peek_offset(flags)).unwrap_or(0);
     let mut left = size;
     let mut err: Option<Error> = None;
+    // The credentials of what is read, once the reader asks for them: data of other
+    // credentials is never glued on.
+    let mut scm = RecvCreds::zeroed();
+    let mut check_creds = false;
+    // A signal while waiting: no control messages (AF_UNIX returns before them).
+    let mut interrupted = false;
 
     let mut io = sk.io_lock();
-    'outer: while left > 0 {
+    // As AF_UNIX's do-while: a read of 0 bytes still waits for data (or gives `EAGAIN`)
+    // and reports the first skb's credentials.
+    'outer: loop {
         if sk.is_dead() {
             err = Some(ECONNRESET.into());
             break;
@@ -748,10 +766,21 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             });
             if crate::sock::signal_pending() {
                 err = Some(intr_errno(timeo));
+                interrupted = true;
                 break 'outer;
             }
             continue;
         };
+
+        if check_creds {
+            // Never glue messages from different writers.
+            if !scm.same_as(&s) {
+                break;
+            }
+        } else if sk.passcred() {
+            scm = RecvCreds::of(&s);
+            check_creds = true;
+        }
 
         if copied == 0 {
             m.set_name(s.sender_addr());
@@ -776,8 +805,14 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             }
             io.unlink_consume(s);
         }
+        if left == 0 {
+            break;
+        }
     }
     drop(io);
+    if !interrupted {
+        cmsg::scm_recv(sk, m, &scm);
+    }
 
     match err {
         Some(e) if copied == 0 => Err(e),

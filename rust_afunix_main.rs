@@ -15,6 +15,7 @@
 mod addr;
 mod autobind;
 mod bindings;
+mod cmsg;
 mod error;
 mod hash;
 mod names;
@@ -22,6 +23,7 @@ mod netns;
 mod proc;
 mod proto;
 mod resize;
+mod scm;
 mod sock;
 mod socket;
 mod sync;

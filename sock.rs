@@ -9,6 +9,7 @@
 use crate::addr::{Address, SunAddr, SUN_LEN};
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
+use crate::scm::{Creds, Kgid, Kuid, Pid};
 use crate::vfs::HeldPath;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
@@ -58,6 +59,8 @@ pub(crate) mod msg {
     pub(crate) const OOB: u32 = 1;
     /// `MSG_PEEK`.
     pub(crate) const PEEK: u32 = 2;
+    /// `MSG_CTRUNC`.
+    pub(crate) const CTRUNC: u32 = crate::bindings::AFUNIX_MSG_CTRUNC;
     /// `MSG_TRUNC`.
     pub(crate) const TRUNC: u32 = 0x20;
     /// `MSG_DONTWAIT`.
@@ -66,6 +69,8 @@ pub(crate) mod msg {
     pub(crate) const WAITALL: u32 = 0x100;
     /// `MSG_NOSIGNAL`.
     pub(crate) const NOSIGNAL: u32 = 0x4000;
+    /// `MSG_CMSG_COMPAT`: a 32-bit caller (control messages in the compat layout).
+    pub(crate) const CMSG_COMPAT: u32 = crate::bindings::AFUNIX_MSG_CMSG_COMPAT;
 }
 
 /// `sock->flags` bits that an accepted socket inherits (`include/linux/net.h`).
@@ -369,17 +374,43 @@ impl Sock {
         Ok(BindGuard { sk: self })
     }
 
-    /// `SO_PASSCRED` or `SO_PASSPIDFD` is set (connect and send autobind).
+    /// `SO_PASSCRED` or `SO_PASSPIDFD` is set (connect and send autobind, credentials
+    /// on send and receive); false for a socket without its `struct socket`.
+    ///
+    /// Callers read their own socket during a call on it, or another socket under its
+    /// state lock (which `sock_orphan` and `sock_graft` take).
     pub(crate) fn passcred(&self) -> bool {
+        self.socket_flag(sock_flag::PASSCRED) || self.socket_flag(sock_flag::PASSPIDFD)
+    }
+
+    /// `SO_PASSCRED` alone is set (an `SCM_CREDENTIALS` message on receive).
+    pub(crate) fn passcred_only(&self) -> bool {
+        self.socket_flag(sock_flag::PASSCRED)
+    }
+
+    /// `SO_PASSPIDFD` is set.
+    pub(crate) fn passpidfd(&self) -> bool {
+        self.socket_flag(sock_flag::PASSPIDFD)
+    }
+
+    /// `SO_PASSSEC` is set and counts: only with the kernel's LSM socket hooks
+    /// (`scm_has_secdata()`).
+    pub(crate) fn passsec(&self) -> bool {
+        bindings::AFUNIX_SECURITY_NETWORK != 0 && self.socket_flag(sock_flag::PASSSEC)
+    }
+
+    /// `test_bit(nr, &sk->sk_socket->flags)`, false without a `struct socket`.
+    fn socket_flag(&self, nr: u32) -> bool {
         // SAFETY: A read of a pointer field of a live socket.
         let sock = unsafe { (*self.as_ptr()).sk_socket };
         if sock.is_null() {
             return false;
         }
         // SAFETY: A non-NULL `sk_socket` is the socket's `struct socket`, of this
-        // family, which holds it until release (`sock_orphan` clears the field).
+        // family, which holds it until release (`sock_orphan` clears the field under
+        // the state lock; see `passcred`).
         let sock = unsafe { Socket::from_raw(sock) };
-        sock.test_flag(sock_flag::PASSCRED) || sock.test_flag(sock_flag::PASSPIDFD)
+        sock.test_flag(nr)
     }
 
     /// Whether the socket still has its `struct socket` (not orphaned); plain read, as
@@ -1317,6 +1348,59 @@ impl Msg {
         // SAFETY: `self.0` is valid (type invariant).
         unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).msg_iter) }
     }
+
+    /// On send: the control data, `msg_controllen` bytes at `msg_control`, or `None`
+    /// when there is none (`msg_controllen` 0). During `sendmsg` this is the socket
+    /// core's kernel copy (`msg_control_is_user` false); a user pointer, or a NULL one
+    /// with a length, gives `EFAULT` (no caller in 6.12 passes either).
+    pub(crate) fn control(&self) -> Result<Option<&[u8]>> {
+        // SAFETY: `self.0` is valid (type invariant). A kernel `msg_control` of a send
+        // holds `msg_controllen` bytes (copied in by `____sys_sendmsg`, at most
+        // INT_MAX), unchanged while the call runs; the slice borrows `self`.
+        unsafe {
+            let m = self.0.as_ptr();
+            let len = (*m).msg_controllen;
+            if len == 0 {
+                return Ok(None);
+            }
+            let p = (*m).__bindgen_anon_1.msg_control;
+            if (*m).msg_control_is_user() || p.is_null() || len > isize::MAX as usize {
+                return Err(kernel::error::code::EFAULT);
+            }
+            Ok(Some(core::slice::from_raw_parts(p.cast::<u8>(), len)))
+        }
+    }
+
+    /// On receive: whether the caller gave a control buffer (`msg_control` not NULL).
+    pub(crate) fn has_control(&self) -> bool {
+        // SAFETY: `self.0` is valid (type invariant); both members of the union are
+        // pointers, only compared to NULL.
+        unsafe { !(*self.0.as_ptr()).__bindgen_anon_1.msg_control.is_null() }
+    }
+
+    /// On receive: the room left in the control buffer (`msg_controllen`).
+    pub(crate) fn controllen(&self) -> usize {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_controllen }
+    }
+
+    /// On receive: appends a control message (`put_cmsg()`: `MSG_CTRUNC` when it does
+    /// not fit; a fault is ignored, as AF_UNIX ignores it).
+    pub(crate) fn put_cmsg(&mut self, level: i32, ty: i32, data: &[u8]) {
+        let len = c_int::try_from(data.len()).unwrap_or(c_int::MAX);
+        // SAFETY: `self.0` is valid (type invariant); `put_cmsg` reads `len` bytes of
+        // `data` (it takes a non-const pointer but does not write through it) and
+        // checks the caller's buffer.
+        unsafe {
+            bindings::put_cmsg(
+                self.0.as_ptr(),
+                level,
+                ty,
+                len,
+                data.as_ptr().cast_mut().cast(),
+            )
+        };
+    }
 }
 
 /// An skb owned by the module: freed on drop unless handed on.
@@ -1366,8 +1450,11 @@ impl Skb {
         let skb = unsafe { Skb::from_raw(skb) };
         let p = skb.0.as_ptr();
         // SAFETY: The skb has `head` bytes of tailroom and `data_len` bytes of frags, as
-        // AF_UNIX lays them out (`skb_put` + `data_len`/`len`).
+        // AF_UNIX lays them out (`skb_put` + `data_len`/`len`). Its `cb` is zeroed (no
+        // credentials yet); `skb_wfree` is `sock_wfree` (set by the allocation, charging
+        // it to `sk`) after putting the credentials, as AF_UNIX's `unix_wfree`.
         unsafe {
+            (*p).__bindgen_anon_3.__bindgen_anon_1.destructor = Some(skb_wfree);
             bindings::skb_put(p, head as u32);
             (*p).data_len = data_len as u32;
             (*p).len = len as u32;
@@ -1476,6 +1563,21 @@ impl Skb {
         }
     }
 
+    /// Attaches credentials to a data skb of [`Skb::alloc_from_msg`] (AF_UNIX's
+    /// `unix_scm_to_skb()`), with a pid reference of its own, put by its destructor.
+    pub(crate) fn set_creds(&mut self, creds: &Creds) {
+        let pid = creds.pid.clone().map_or(ptr::null_mut(), Pid::into_raw);
+        let cb = self.view().cb();
+        // SAFETY: We own the skb and it is not queued: no one else reads its `cb`. The
+        // old pid, if any, was a reference the skb held (put here, as it is replaced).
+        unsafe {
+            let old = core::mem::replace(&mut (*cb).pid, pid);
+            (*cb).uid = bindings::kuid_t { val: creds.uid.0 };
+            (*cb).gid = bindings::kgid_t { val: creds.gid.0 };
+            bindings::put_pid(old);
+        }
+    }
+
     /// A shared view of the skb.
     pub(crate) fn view(&self) -> &SkbView {
         // SAFETY: `self.0` is valid while `self` lives.
@@ -1519,6 +1621,26 @@ impl Drop for Skb {
                 bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
             )
         };
+    }
+}
+
+/// The destructor of the module's data skbs (AF_UNIX's `unix_wfree()`): puts the pid
+/// reference of the credentials, then gives the memory back to the sending socket
+/// (`sock_wfree()`, which calls its `sk_write_space`).
+///
+/// # Safety
+///
+/// Called by the core only, as the destructor of an skb of [`Skb::alloc_from_msg`]
+/// whose last reference is gone.
+unsafe extern "C" fn skb_wfree(skb: *mut bindings::sk_buff) {
+    // SAFETY: `skb` is being freed, so no one else uses its `cb`, the module's; a
+    // non-NULL pid is a reference the skb held. The skb is charged to its sender
+    // (`sock_alloc_send_pskb`), which `sock_wfree` releases.
+    unsafe {
+        let cb = SkbView::from_raw(skb).cb();
+        let pid = core::mem::replace(&mut (*cb).pid, ptr::null_mut());
+        bindings::put_pid(pid);
+        bindings::sock_wfree(skb);
     }
 }
 
@@ -1573,6 +1695,40 @@ impl SkbView {
             let u = sk.cast::<bindings::afunix_sock>();
             let slot = AtomicPtr::<Address>::from_ptr(ptr::addr_of_mut!((*u).addr).cast());
             slot.load(Ordering::Acquire).as_ref()
+        }
+    }
+
+    /// The credentials the skb carries (AF_UNIX's `UNIXCB(skb).pid/uid/gid`), with a
+    /// pid reference of their own.
+    pub(crate) fn creds(&self) -> Creds {
+        let cb = self.cb();
+        // SAFETY: `cb` is the module's; its credentials are written only while one
+        // owner holds the skb unqueued (`Skb::set_creds`) and by the destructor, neither
+        // of which can run while this view exists. A non-NULL pid is held by the skb.
+        unsafe {
+            Creds {
+                pid: Pid::get((*cb).pid),
+                uid: Kuid((*cb).uid.val),
+                gid: Kgid((*cb).gid.val),
+            }
+        }
+    }
+
+    /// Whether the skb carries credentials (a pid).
+    pub(crate) fn creds_present(&self) -> bool {
+        // SAFETY: As in `creds`; the pid is only compared to NULL.
+        unsafe { !(*self.cb()).pid.is_null() }
+    }
+
+    /// Whether the skb carries the same credentials as `creds` (`unix_skb_scm_eq()`:
+    /// the same `struct pid`, uid and gid).
+    pub(crate) fn same_creds(&self, creds: &Creds) -> bool {
+        let cb = self.cb();
+        // SAFETY: As in `creds`; the pid is only compared.
+        unsafe {
+            crate::scm::same_pid(creds.pid.as_ref(), (*cb).pid)
+                && (*cb).uid.val == creds.uid.0
+                && (*cb).gid.val == creds.gid.0
         }
     }
 

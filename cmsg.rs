@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Control messages and credentials, as 6.12 does them for AF_UNIX: the `SOL_SOCKET`
+//! messages of a send (`__scm_send()` and `scm_check_creds()` of `net/core/scm.c`),
+//! the credentials an skb carries (`unix_scm_to_skb()`, `maybe_add_creds()`), and the
+//! `SCM_CREDENTIALS` message of a receive (`__scm_recv_common()` of
+//! `include/net/scm.h`).
+//!
+//! Safe code only: the C API is reached through [`crate::scm`] and [`crate::sock`].
+//!
+//! `SCM_RIGHTS` is not implemented yet: a message passing at least one fd fails with
+//! `EOPNOTSUPP` (AF_UNIX passes the fds).
+
+use crate::bindings;
+use crate::error::EOPNOTSUPP;
+use crate::scm::{self, cap, Creds, Kgid, Kuid, Pid};
+use crate::sock::{msg, Msg, Skb, SkbView, Sock, StateGuard};
+use kernel::error::{code::*, Result};
+
+/// `SOL_SOCKET`.
+const SOL_SOCKET: i32 = bindings::AFUNIX_SOL_SOCKET as i32;
+/// `SCM_RIGHTS`.
+const SCM_RIGHTS: i32 = bindings::AFUNIX_SCM_RIGHTS as i32;
+/// `SCM_CREDENTIALS`.
+const SCM_CREDENTIALS: i32 = bindings::AFUNIX_SCM_CREDENTIALS as i32;
+/// `SCM_MAX_FD`: fds in one message at most.
+const SCM_MAX_FD: usize = bindings::AFUNIX_SCM_MAX_FD as usize;
+/// `sizeof(struct cmsghdr)`: `cmsg_len` (a `size_t`), `cmsg_level`, `cmsg_type`.
+const CMSGHDR: usize = bindings::AFUNIX_CMSGHDR_SIZE as usize;
+/// `sizeof(struct compat_cmsghdr)`.
+const COMPAT_CMSGHDR: usize = bindings::AFUNIX_COMPAT_CMSGHDR_SIZE as usize;
+/// `sizeof(struct ucred)`: pid, uid, gid.
+const UCRED: usize = 12;
+/// `sizeof(int)`: an fd of `SCM_RIGHTS`.
+const FD: usize = 4;
+/// `sizeof(size_t)`: `cmsg_len`.
+const SIZE_T: usize = core::mem::size_of::<usize>();
+
+/// `CMSG_ALIGN()`: up to a multiple of `sizeof(long)`.
+fn cmsg_align(len: usize) -> usize {
+    let a = core::mem::size_of::<usize>();
+    (len + a - 1) & !(a - 1)
+}
+
+/// A `struct cmsghdr` and its data, read from a control buffer.
+struct Cmsg<'a> {
+    level: i32,
+    ty: i32,
+    /// `cmsg_len`: header and data.
+    len: usize,
+    /// The data: `cmsg_len - sizeof(struct cmsghdr)` bytes.
+    data: &'a [u8],
+}
+
+/// Reads `N` bytes at `off`; `None` past the end.
+fn bytes<const N: usize>(buf: &[u8], off: usize) -> Option<[u8; N]> {
+    buf.get(off..off.checked_add(N)?)?.try_into().ok()
+}
+
+fn read_u32(buf: &[u8], off: usize) -> Option<u32> {
+    bytes::<4>(buf, off).map(u32::from_ne_bytes)
+}
+
+/// The walk of `for_each_cmsghdr()`, with the `CMSG_OK()` check of `__scm_send()`:
+/// `EINVAL` for a header whose `cmsg_len` is below the header's size or beyond the
+/// buffer.
+struct CmsgIter<'a> {
+    buf: &'a [u8],
+    /// The next header's offset, `None` at the end.
+    off: Option<usize>,
+}
+
+impl<'a> CmsgIter<'a> {
+    fn new(buf: &'a [u8]) -> Self {
+        // `CMSG_FIRSTHDR()`: none if the buffer cannot hold a header.
+        let off = (buf.len() >= CMSGHDR).then_some(0);
+        CmsgIter { buf, off }
+    }
+}
+
+impl<'a> Iterator for CmsgIter<'a> {
+    type Item = Result<Cmsg<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let off = self.off?;
+        let buf = self.buf;
+        let rest = buf.len().saturating_sub(off);
+        let len = bytes::<SIZE_T>(buf, off).map(usize::from_ne_bytes);
+        let level = read_u32(buf, off + SIZE_T);
+        let ty = read_u32(buf, off + SIZE_T + 4);
+        let (Some(len), Some(level), Some(ty)) = (len, level, ty) else {
+            // Cannot happen: `off + CMSGHDR <= buf.len()` (the stepping checks it).
+            self.off = None;
+            return Some(Err(EINVAL));
+        };
+        // `CMSG_OK()`.
+        if len < CMSGHDR || len > rest {
+            self.off = None;
+            return Some(Err(EINVAL));
+        }
+        // `__cmsg_nxthdr()`: the next header must fit whole.
+        let next = off + cmsg_align(len);
+        self.off = next
+            .checked_add(CMSGHDR)
+            .filter(|&end| end <= buf.len())
+            .map(|_| next);
+        let data = buf.get(off + CMSGHDR..off + len).unwrap_or(&[]);
+        Some(Ok(Cmsg {
+            level: level as i32,
+            ty: ty as i32,
+            len,
+            data,
+        }))
+    }
+}
+
+/// The credentials of a send: those of its `SCM_CREDENTIALS` message, else none
+/// (`scm_send()` without `forcecreds`: no pid, invalid uid and gid).
+fn no_creds() -> Creds {
+    Creds {
+        pid: None,
+        uid: Kuid::INVALID,
+        gid: Kgid::INVALID,
+    }
+}
+
+/// Parses the control messages of a send (`scm_send()`): the credentials the message
+/// claims, checked. Levels other than `SOL_SOCKET` are skipped; `EINVAL` for a
+/// malformed header, an unknown `SOL_SOCKET` type or a wrong `SCM_CREDENTIALS` length;
+/// `EPERM`/`ESRCH` for credentials the caller may not claim or an unknown pid;
+/// `EOPNOTSUPP` for fds (`SCM_RIGHTS`, not implemented), once the rest is valid.
+pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
+    let mut creds = no_creds();
+    let Some(buf) = m.control()? else {
+        return Ok(creds);
+    };
+    let mut fds = 0usize;
+    for c in CmsgIter::new(buf) {
+        let c = c?;
+        if c.level != SOL_SOCKET {
+            continue;
+        }
+        match c.ty {
+            SCM_RIGHTS => {
+                // `scm_fp_copy()`: an empty list passes nothing; at most SCM_MAX_FD in
+                // all.
+                let num = (c.len - CMSGHDR) / FD;
+                if num > 0 {
+                    if num > SCM_MAX_FD || fds + num > SCM_MAX_FD {
+                        return Err(EINVAL);
+                    }
+                    fds += num;
+                }
+            }
+            SCM_CREDENTIALS => {
+                if c.len != CMSGHDR + UCRED {
+                    return Err(EINVAL);
+                }
+                let (Some(pid), Some(uid), Some(gid)) = (
+                    read_u32(c.data, 0),
+                    read_u32(c.data, 4),
+                    read_u32(c.data, 8),
+                ) else {
+                    return Err(EINVAL);
+                };
+                let pid = pid as i32;
+                check_creds(pid, uid, gid)?;
+                if !creds.pid.as_ref().is_some_and(|p| p.vnr() == pid) {
+                    creds.pid = Some(Pid::find(pid).ok_or(ESRCH)?);
+                }
+                let (uid, gid) = (scm::make_kuid(uid), scm::make_kgid(gid));
+                if !uid.is_valid() || !gid.is_valid() {
+                    return Err(EINVAL);
+                }
+                creds.uid = uid;
+                creds.gid = gid;
+            }
+            _ => return Err(EINVAL),
+        }
+    }
+    if fds > 0 {
+        return Err(EOPNOTSUPP.into());
+    }
+    Ok(creds)
+}
+
+/// `scm_check_creds()`: a task may claim only the credentials it could set with
+/// setuid/setgid, and only its own process id without `CAP_SYS_ADMIN` over its pid
+/// namespace. The checks run in 6.12's order (a capability check that succeeds marks
+/// the task as having used it).
+fn check_creds(pid: i32, uid: u32, gid: u32) -> Result {
+    let cred = scm::current_cred();
+    let (uid, gid) = (scm::make_kuid(uid), scm::make_kgid(gid));
+    if !uid.is_valid() || !gid.is_valid() {
+        return Err(EINVAL);
+    }
+    let pid_ok = pid == scm::current_tgid_vnr() || scm::capable_in_pid_ns(cap::SYS_ADMIN);
+    if pid_ok
+        && (uid == cred.uid
+            || uid == cred.euid
+            || uid == cred.suid
+            || scm::capable_in_user_ns(cap::SETUID))
+        && (gid == cred.gid
+            || gid == cred.egid
+            || gid == cred.sgid
+            || scm::capable_in_user_ns(cap::SETGID))
+    {
+        return Ok(());
+    }
+    Err(EPERM)
+}
+
+/// `unix_passcred_enabled()`: the sender or the receiver asks for credentials, or the
+/// receiver is an embryo (not accepted yet: it may inherit `SO_PASSCRED`).
+fn passcred_enabled(sk: &Sock, other: &StateGuard<'_>) -> bool {
+    let other = other.sock();
+    sk.passcred() || !other.has_socket() || other.passcred()
+}
+
+/// `maybe_add_creds()`: an skb without credentials gets the sender's own when either
+/// end asks for them. Under the receiver's state lock, just before queueing.
+pub(crate) fn maybe_add_creds(skb: &mut Skb, sk: &Sock, other: &StateGuard<'_>) {
+    if skb.view().creds_present() || !passcred_enabled(sk, other) {
+        return;
+    }
+    let cred = scm::current_cred();
+    skb.set_creds(&Creds {
+        pid: Pid::current_tgid(),
+        uid: cred.uid,
+        gid: cred.gid,
+    });
+}
+
+/// The credentials a receive reports (the `pid` and `creds` of AF_UNIX's
+/// `struct scm_cookie` on receive).
+pub(crate) struct RecvCreds {
+    creds: Creds,
+    /// The pid's number in the receiver's pid namespace, 0 if invisible or none.
+    nr: i32,
+}
+
+impl RecvCreds {
+    /// None yet: the zeroed cookie of a stream read (`memset(&scm, 0, ..)`), which a
+    /// read that copies nothing reports as pid 0, uid 0, gid 0.
+    pub(crate) fn zeroed() -> Self {
+        RecvCreds {
+            creds: Creds {
+                pid: None,
+                uid: Kuid(0),
+                gid: Kgid(0),
+            },
+            nr: 0,
+        }
+    }
+
+    /// Those of `skb` (`scm_set_cred(&scm, UNIXCB(skb).pid, ..)`): an skb without
+    /// credentials gives pid 0 and the invalid ids (the overflow ids once translated).
+    pub(crate) fn of(skb: &SkbView) -> Self {
+        let creds = skb.creds();
+        let nr = creds.pid.as_ref().map_or(0, Pid::vnr);
+        RecvCreds { creds, nr }
+    }
+
+    /// Whether `skb` carries the same credentials (`unix_skb_scm_eq()`).
+    pub(crate) fn same_as(&self, skb: &SkbView) -> bool {
+        skb.same_creds(&self.creds)
+    }
+}
+
+/// The control messages of a receive (`scm_recv_unix()`): `SCM_CREDENTIALS` with the
+/// credentials translated into the receiver's namespaces when it has `SO_PASSCRED`;
+/// `MSG_CTRUNC` when it asks for credentials but gave no control buffer.
+pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds) {
+    if !m.has_control() {
+        if sk.passcred() || sk.passsec() {
+            m.add_flags(msg::CTRUNC);
+        }
+        return;
+    }
+    if sk.passcred_only() {
+        let mut ucred = [0u8; UCRED];
+        let uid = scm::from_kuid_munged(scm.creds.uid);
+        let gid = scm::from_kgid_munged(scm.creds.gid);
+        for (i, v) in [scm.nr as u32, uid, gid].into_iter().enumerate() {
+            if let Some(dst) = ucred.get_mut(4 * i..4 * i + 4) {
+                dst.copy_from_slice(&v.to_ne_bytes());
+            }
+        }
+        m.put_cmsg(SOL_SOCKET, SCM_CREDENTIALS, &ucred);
+    }
+    // `scm_pidfd_recv()`: `SCM_PIDFD` cannot be made from a module (`pidfd_prepare` is
+    // not exported); only its truncation flag is reproduced.
+    if sk.passpidfd() {
+        // `MSG_CMSG_COMPAT` is 0 in a kernel without `CONFIG_COMPAT`.
+        #[allow(clippy::bad_bit_mask)]
+        let compat = m.flags() & msg::CMSG_COMPAT != 0;
+        let hdr = if compat { COMPAT_CMSGHDR } else { CMSGHDR };
+        if m.controllen() < hdr + FD {
+            m.add_flags(msg::CTRUNC);
+        }
+    }
+}
