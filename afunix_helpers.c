@@ -18,6 +18,9 @@
 
 #include "afunix_bindings.h"
 
+/* The module's part of an skb's control block must fit in it. */
+static_assert(sizeof(struct afunix_skb_cb) <= sizeof_field(struct sk_buff, cb));
+
 /*
  * AF_DECnet (12): its code was removed from Linux in 6.1, so no 6.12 code registers
  * this slot. See README.md, "Family number".

@@ -715,18 +715,21 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     // As AF_UNIX's do-while: a read of 0 bytes still waits for data (or gives `EAGAIN`)
     // and reports the first skb's credentials.
     'outer: loop {
+        // The skb is found under the state lock, as AF_UNIX does: the sender queued it
+        // under that lock.
+        let g = sk.lock();
         if sk.is_dead() {
             err = Some(ECONNRESET.into());
             break;
         }
-        let mut skb = io.peek(None);
+        let mut skb = io.peek(&g, None);
         // While peeking, skip the peek offset and what this call has already copied.
         let mut skip = if peek { peek_off + copied } else { 0 };
         loop {
             match skb {
                 Some(s) if skip >= s.unread() as usize => {
                     skip -= s.unread() as usize;
-                    skb = io.peek(Some(&s));
+                    skb = io.peek(&g, Some(&s));
                 }
                 _ => break,
             }
@@ -736,16 +739,14 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
                 break;
             }
             // POSIX 1003.1g mandates this order.
-            {
-                let _g = sk.lock();
-                if let Some(e) = sk.take_error() {
-                    err = Some(e);
-                    break;
-                }
-                if sk.shutdown() & shut::RCV != 0 {
-                    break;
-                }
+            if let Some(e) = sk.take_error() {
+                err = Some(e);
+                break;
             }
+            if sk.shutdown() & shut::RCV != 0 {
+                break;
+            }
+            drop(g);
             if timeo == 0 {
                 err = Some(EAGAIN);
                 break;
@@ -771,6 +772,8 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             }
             continue;
         };
+        // The copy may fault and sleep: not under the spinlock.
+        drop(g);
 
         if check_creds {
             // Never glue messages from different writers.

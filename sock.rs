@@ -1142,12 +1142,22 @@ pub(crate) struct IoGuard<'a> {
 }
 
 impl<'a> IoGuard<'a> {
-    /// The first skb of the receive queue, or the one after `after`.
+    /// The first skb of the receive queue, or the one after `after`; `state` is this
+    /// socket's state lock (as `unix_stream_read_generic()`).
     ///
     /// The skb stays queued, and so valid, until this guard unlinks it: only the holder
     /// of the reader lock unlinks skbs of a stream socket, and release (which purges
-    /// the queue) cannot run during a `recvmsg` of the same socket.
-    pub(crate) fn peek(&self, after: Option<&SkbView>) -> Option<QueuedSkb<'_>> {
+    /// the queue) cannot run during a `recvmsg` of the same socket. Senders write an
+    /// skb (data, `cb`) and queue it under the receiver's state lock: taking that lock
+    /// to find the skb makes those writes visible to the reader.
+    pub(crate) fn peek(
+        &self,
+        state: &StateGuard<'_>,
+        after: Option<&SkbView>,
+    ) -> Option<QueuedSkb<'_>> {
+        if !ptr::eq(state.sock(), self.sk) {
+            return None;
+        }
         // SAFETY: See above; `skb_peek`/`skb_peek_next` only read the list links.
         unsafe {
             let skb = match after {
@@ -1703,8 +1713,10 @@ impl SkbView {
     pub(crate) fn creds(&self) -> Creds {
         let cb = self.cb();
         // SAFETY: `cb` is the module's; its credentials are written only while one
-        // owner holds the skb unqueued (`Skb::set_creds`) and by the destructor, neither
-        // of which can run while this view exists. A non-NULL pid is held by the skb.
+        // owner holds the skb unqueued (`Skb::set_creds`), before it is queued under
+        // the receiver's locks that the reader took to find it (`IoGuard::peek`, the
+        // queue lock of a datagram receive), and by the destructor, which cannot run
+        // while this view exists. A non-NULL pid is held by the skb.
         unsafe {
             Creds {
                 pid: Pid::get((*cb).pid),
