@@ -820,4 +820,60 @@ TEST_F(scm, scm_rights)
 	close(fd);
 }
 
+/*
+ * Every way an skb with credentials goes away: read, peeked then read, queued at close,
+ * dropped by a failed send, queued on an embryo that is never accepted. Each skb holds
+ * a pid reference; kmemleak (at the end of make check) finds any that is not put.
+ */
+TEST_F(scm, creds_released)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int i, t, l, c;
+	struct got g;
+
+	for (i = 0; i < 50; i++) {
+		for (t = 0; t < 3; t++) {
+			ASSERT_EQ(0, socketpair(self->family, types[t], 0, self->sv));
+			ASSERT_EQ(0, set_passcred(self->sv[1], 1));
+			/* read, then peeked and read */
+			EXPECT_EQ(0, send_creds(self->sv[0], "a", 1, getpid(), getuid(),
+						getgid()));
+			g = recv_creds(self->sv[1], 1);
+			EXPECT_EQ(1, g.ncreds);
+			EXPECT_EQ(0, send_creds(self->sv[0], "b", 1, getpid(), getuid(),
+						getgid()));
+			g = recv_ctl(self->sv[1], 1, MSG_DONTWAIT | MSG_PEEK, 512);
+			EXPECT_EQ(1, g.ncreds);
+			g = recv_creds(self->sv[1], 1);
+			EXPECT_EQ('b', g.data[0]);
+			/* queued when both ends close: automatic and claimed credentials */
+			EXPECT_EQ(1, send(self->sv[0], "c", 1, MSG_DONTWAIT));
+			EXPECT_EQ(0, send_creds(self->sv[0], "d", 1, getpid(), getuid(),
+						getgid()));
+			/* a send to a closed peer fails after the skb got its credentials */
+			close(self->sv[1]);
+			self->sv[1] = -1;
+			EXPECT_NE(0, send_creds(self->sv[0], "e", 1, getpid(), getuid(),
+						getgid()));
+			close_pair(self->sv);
+		}
+		/* an embryo that carries credentials and is never accepted */
+		for (t = 0; t < 3; t += 2) {
+			len = abstract_addr(&sun, self->family, t ? "rs" : "rt");
+			l = socket(self->family, types[t], 0);
+			ASSERT_LE(0, l);
+			ASSERT_EQ(0, bind(l, (struct sockaddr *)&sun, len));
+			ASSERT_EQ(0, listen(l, 1));
+			c = socket(self->family, types[t], 0);
+			ASSERT_LE(0, c);
+			ASSERT_EQ(0, connect(c, (struct sockaddr *)&sun, len));
+			EXPECT_EQ(0, send_creds(c, "f", 1, getpid(), getuid(), getgid()));
+			EXPECT_EQ(1, send(c, "g", 1, MSG_DONTWAIT));
+			close(l);
+			close(c);
+		}
+	}
+}
+
 TEST_HARNESS_MAIN
