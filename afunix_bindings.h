@@ -5,7 +5,8 @@
  * The kernel crate's bindings of 6.12 leave `struct sock` opaque and lack `struct proto`,
  * `sk_alloc` and most socket APIs, so the module generates its own (see Kbuild). Many
  * socket APIs are static inlines or macros; afunix_helpers.c wraps the ones the Rust
- * side needs, one line each, under an `afunix_` prefix.
+ * side needs, one line each, under an `afunix_` prefix. The module's own data structures
+ * (the socket, the skb control block, the tables) are Rust (sock.rs, hash.rs).
  */
 #ifndef AFUNIX_BINDINGS_H
 #define AFUNIX_BINDINGS_H
@@ -91,58 +92,9 @@ enum {
 	AFUNIX_WQ_UNBOUND = WQ_UNBOUND,
 };
 
-/**
- * struct afunix_sock - a socket of the module's family.
- * @sk: the core socket; first, as sk_alloc() allocates &struct proto.obj_size bytes.
- * @lock: the state lock (AF_UNIX's unix_state_lock()): guards @peer and the
- *	shutdown/state transitions.
- * @peer: the connected peer, holding a reference, or NULL.
- * @iolock: one reader at a time on a stream socket (AF_UNIX's u->iolock).
- * @bindlock: one binder at a time (AF_UNIX's u->bindlock).
- * @peer_wq: its wait queue is where datagram writers and connecting clients wait for
- *	room in this socket's queue (AF_UNIX's peer_wait); it is also the socket's
- *	wait queue while it is an embryo (a connection not accepted yet).
- * @addr: the bound address (a Rust `Arc<Address>`), or NULL; set once, with release
- *	semantics, under @bindlock and the table locks; freed by the destructor.
- * @path: the socket inode's path, for a pathname socket (and its accepted sockets).
- * @peer_wake: queued on the peer_wait of a datagram peer whose queue is full, to relay
- *	its wakeup to this socket's pollers (AF_UNIX's peer_wake); .private is that peer.
- * @inode: the socket inode of a pathname socket, compared by the global table.
- * @ino: its number, the key of the global table.
- * @hash: the socket's bucket in its netns table (under the bucket lock).
- * @name_hash: the full hash of an abstract name, compared before the name itself.
- */
-struct afunix_sock {
-	struct sock sk;
-	spinlock_t lock;
-	struct sock *peer;
-	struct mutex iolock;
-	struct mutex bindlock;
-	struct socket_wq peer_wq;
-	void *addr;
-	struct wait_queue_entry peer_wake;
-	struct path path;
-	struct inode *inode;
-	unsigned long ino;
-	unsigned int hash;
-	unsigned int name_hash;
-};
-
-/**
- * struct afunix_skb_cb - the module's part of &struct sk_buff.cb.
- * @consumed: bytes of a stream skb already read (AF_UNIX's UNIXCB(skb).consumed).
- * @embryo: the skb carries an embryo to its listener, and the embryo's reference.
- * @pid: the sender's credentials (AF_UNIX's UNIXCB(skb).pid): a reference to a pid, or
- *	NULL for an skb without credentials; put by the skb's destructor.
- * @uid: with @pid, the credentials' user (INVALID_UID without credentials).
- * @gid: with @pid, the credentials' group (INVALID_GID without credentials).
- */
-struct afunix_skb_cb {
-	unsigned int consumed;
-	unsigned int embryo;
-	struct pid *pid;
-	kuid_t uid;
-	kgid_t gid;
+/* The size of an skb's control block, of which the module's part takes the start. */
+enum {
+	AFUNIX_SKB_CB_SIZE = sizeof_field(struct sk_buff, cb),
 };
 
 /* The module parameter `family`, defined in afunix_helpers.c. */
@@ -152,19 +104,15 @@ extern int afunix_autobind_bits;
 /* The debug parameter `wakeup_unkeyed`. */
 extern bool afunix_wakeup_unkeyed;
 
-void afunix_init_state_lock(struct afunix_sock *u);
-void afunix_init_iolock(struct afunix_sock *u);
-void afunix_init_bindlock(struct afunix_sock *u);
-void afunix_init_peer_wait(struct afunix_sock *u);
-void afunix_embryo_init(struct sock *sk);
-void afunix_state_lock(struct sock *sk);
-void afunix_state_lock_nested(struct sock *sk);
-void afunix_state_unlock(struct sock *sk);
+void afunix_init_state_lock(spinlock_t *lock);
+void afunix_init_iolock(struct mutex *lock);
+void afunix_init_bindlock(struct mutex *lock);
+void afunix_init_peer_wait(struct wait_queue_head *wq);
+void afunix_set_sk_wq(struct sock *sk, struct socket_wq *wq);
 void afunix_spin_lock(spinlock_t *lock);
+void afunix_mutex_lock(struct mutex *lock);
+int afunix_mutex_lock_interruptible(struct mutex *lock);
 void afunix_spin_unlock(spinlock_t *lock);
-void afunix_iolock(struct sock *sk);
-int afunix_iolock_interruptible(struct sock *sk);
-void afunix_iounlock(struct sock *sk);
 void afunix_sock_hold(struct sock *sk);
 void afunix_sock_put(struct sock *sk);
 void afunix_sock_orphan(struct sock *sk);
@@ -235,8 +183,6 @@ void afunix_sk_del_bind_node_init(struct sock *sk);
 void afunix_hlist_del_init(struct hlist_node *n);
 void afunix_hlist_add_head(struct hlist_node *n, struct hlist_head *h);
 u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key);
-int afunix_bindlock(struct sock *sk);
-void afunix_bindunlock(struct sock *sk);
 bool afunix_test_bit(long nr, const unsigned long *addr);
 void afunix_set_bit(long nr, unsigned long *addr);
 void afunix_cond_resched(void);

@@ -18,8 +18,6 @@
 
 #include "afunix_bindings.h"
 
-/* The module's part of an skb's control block must fit in it. */
-static_assert(sizeof(struct afunix_skb_cb) <= sizeof_field(struct sk_buff, cb));
 
 /*
  * AF_DECnet (12): its code was removed from Linux in 6.1, so no 6.12 code registers
@@ -48,46 +46,29 @@ module_param_named(wakeup_unkeyed, afunix_wakeup_unkeyed, bool, 0644);
 MODULE_PARM_DESC(wakeup_unkeyed, "Debug: unkeyed write-space wakeups (default N)");
 
 /* The initialisers of a new socket's locks and wait queue: one lockdep class each. */
-void afunix_init_state_lock(struct afunix_sock *u)
+void afunix_init_state_lock(spinlock_t *lock)
 {
-	spin_lock_init(&u->lock);
+	spin_lock_init(lock);
 }
 
-void afunix_init_iolock(struct afunix_sock *u)
+void afunix_init_iolock(struct mutex *lock)
 {
-	mutex_init(&u->iolock);
+	mutex_init(lock);
 }
 
-void afunix_init_bindlock(struct afunix_sock *u)
+void afunix_init_bindlock(struct mutex *lock)
 {
-	mutex_init(&u->bindlock);
+	mutex_init(lock);
 }
 
-void afunix_init_peer_wait(struct afunix_sock *u)
+void afunix_init_peer_wait(struct wait_queue_head *wq)
 {
-	init_waitqueue_head(&u->peer_wq.wait);
+	init_waitqueue_head(wq);
 }
 
-/* An embryo has no struct socket yet: its wait queue is its own peer_wq (as AF_UNIX). */
-void afunix_embryo_init(struct sock *sk)
+void afunix_set_sk_wq(struct sock *sk, struct socket_wq *wq)
 {
-	RCU_INIT_POINTER(sk->sk_wq, &container_of(sk, struct afunix_sock, sk)->peer_wq);
-}
-
-void afunix_state_lock(struct sock *sk)
-{
-	spin_lock(&container_of(sk, struct afunix_sock, sk)->lock);
-}
-
-/* The second of two state locks, taken in a fixed order by the caller. */
-void afunix_state_lock_nested(struct sock *sk)
-{
-	spin_lock_nested(&container_of(sk, struct afunix_sock, sk)->lock, SINGLE_DEPTH_NESTING);
-}
-
-void afunix_state_unlock(struct sock *sk)
-{
-	spin_unlock(&container_of(sk, struct afunix_sock, sk)->lock);
+	RCU_INIT_POINTER(sk->sk_wq, wq);
 }
 
 /* Any other spinlock: a table bucket's, a receive queue's, a wait queue's, sk_peer_lock. */
@@ -101,19 +82,14 @@ void afunix_spin_unlock(spinlock_t *lock)
 	spin_unlock(lock);
 }
 
-void afunix_iolock(struct sock *sk)
+void afunix_mutex_lock(struct mutex *lock)
 {
-	mutex_lock(&container_of(sk, struct afunix_sock, sk)->iolock);
+	mutex_lock(lock);
 }
 
-int afunix_iolock_interruptible(struct sock *sk)
+int afunix_mutex_lock_interruptible(struct mutex *lock)
 {
-	return mutex_lock_interruptible(&container_of(sk, struct afunix_sock, sk)->iolock);
-}
-
-void afunix_iounlock(struct sock *sk)
-{
-	mutex_unlock(&container_of(sk, struct afunix_sock, sk)->iolock);
+	return mutex_lock_interruptible(lock);
 }
 
 void afunix_sock_hold(struct sock *sk)
@@ -439,16 +415,6 @@ struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_oper
 void afunix_proc_remove(struct net *net)
 {
 	remove_proc_entry(KBUILD_MODNAME, net->proc_net);
-}
-
-int afunix_bindlock(struct sock *sk)
-{
-	return mutex_lock_interruptible(&container_of(sk, struct afunix_sock, sk)->bindlock);
-}
-
-void afunix_bindunlock(struct sock *sk)
-{
-	mutex_unlock(&container_of(sk, struct afunix_sock, sk)->bindlock);
 }
 
 bool afunix_test_bit(long nr, const unsigned long *addr)

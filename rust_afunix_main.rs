@@ -84,7 +84,7 @@ fn proto_named(name: &[u8]) -> bindings::proto {
         *d = *s as _;
     }
     p.owner = THIS_MODULE.as_ptr().cast();
-    p.obj_size = core::mem::size_of::<bindings::afunix_sock>() as u32;
+    p.obj_size = core::mem::size_of::<crate::sock::UnixSock>() as u32;
     p
 }
 
@@ -135,7 +135,7 @@ unsafe extern "C" fn create(
         }
         proto::account_new_socket()?;
         // SAFETY: Arguments of a `create` call; `prot` is registered with the size of
-        // `struct afunix_sock`.
+        // `UnixSock`.
         let r: Result<&sock::Sock> = unsafe {
             sock::Sock::alloc(
                 net,

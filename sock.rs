@@ -99,12 +99,68 @@ pub(crate) mod wake_async {
     pub(crate) const POLL_HUP: i32 = 6;
 }
 
-/// A socket of this family: the `struct sock` inside a `struct afunix_sock`.
+/// A socket of this family, AF_UNIX's `struct unix_sock`: what `sk_alloc` allocates
+/// (`struct proto::obj_size` bytes, zeroed), the core socket first.
+#[repr(C)]
+pub(crate) struct UnixSock {
+    /// The core socket.
+    pub(crate) sk: bindings::sock,
+    /// The state lock (AF_UNIX's `unix_state_lock()`): guards `peer` and the
+    /// shutdown/state transitions.
+    pub(crate) lock: bindings::spinlock_t,
+    /// The connected peer, holding a reference, or NULL.
+    pub(crate) peer: *mut bindings::sock,
+    /// One reader at a time on a stream socket (AF_UNIX's `u->iolock`).
+    pub(crate) iolock: bindings::mutex,
+    /// One binder at a time (AF_UNIX's `u->bindlock`).
+    pub(crate) bindlock: bindings::mutex,
+    /// Its wait queue is where datagram writers and connecting clients wait for room
+    /// in this socket's queue (AF_UNIX's `peer_wait`); it is also the socket's wait
+    /// queue while it is an embryo (a connection not accepted yet).
+    pub(crate) peer_wq: bindings::socket_wq,
+    /// The bound address (an `Arc<Address>`), or NULL; set once, with release
+    /// semantics, under `bindlock` and the table locks; freed by the destructor.
+    pub(crate) addr: *mut core::ffi::c_void,
+    /// Queued on the `peer_wait` of a datagram peer whose queue is full, to relay its
+    /// wakeup to this socket's pollers (AF_UNIX's `peer_wake`); `.private` is that peer.
+    pub(crate) peer_wake: bindings::wait_queue_entry,
+    /// The socket inode's path, for a pathname socket (and its accepted sockets).
+    pub(crate) path: bindings::path,
+    /// The socket inode of a pathname socket, compared by the global table.
+    pub(crate) inode: *mut bindings::inode,
+    /// Its number, the key of the global table.
+    pub(crate) ino: kernel::ffi::c_ulong,
+    /// The socket's bucket in its netns table (under the bucket lock).
+    pub(crate) hash: kernel::ffi::c_uint,
+    /// The full hash of an abstract name, compared before the name itself.
+    pub(crate) name_hash: kernel::ffi::c_uint,
+}
+
+/// The module's part of an skb's control block (`skb->cb`).
+#[repr(C)]
+pub(crate) struct SkbCb {
+    /// Bytes of a stream skb already read (AF_UNIX's `UNIXCB(skb).consumed`).
+    pub(crate) consumed: kernel::ffi::c_uint,
+    /// The skb carries an embryo to its listener, and the embryo's reference.
+    pub(crate) embryo: kernel::ffi::c_uint,
+    /// The sender's credentials (AF_UNIX's `UNIXCB(skb).pid`): a reference to a pid,
+    /// or NULL for an skb without credentials; put by the skb's destructor.
+    pub(crate) pid: *mut bindings::pid,
+    /// With `pid`, the credentials' user (`INVALID_UID` without credentials).
+    pub(crate) uid: bindings::kuid_t,
+    /// With `pid`, the credentials' group (`INVALID_GID` without credentials).
+    pub(crate) gid: bindings::kgid_t,
+}
+
+// The module's part must fit in the skb's control block.
+const _: () = assert!(core::mem::size_of::<SkbCb>() <= bindings::AFUNIX_SKB_CB_SIZE as usize);
+
+/// A socket of this family: the `struct sock` inside a `UnixSock`.
 ///
 /// # Invariants
 ///
 /// `self.0` is a `struct sock` allocated by [`Sock::alloc`] or [`Sock::alloc_embryo`]
-/// (so it is the first field of a `struct afunix_sock` initialised by
+/// (so it is the first field of a `UnixSock` initialised by
 /// [`Sock::init_unix`]), and its refcount is non-zero while a `&Sock` exists, except in
 /// the two hooks the core calls on a socket whose last reference is gone while its
 /// memory stays: `sk_destruct` and `sk_write_space` (from the destructor of an skb
@@ -149,8 +205,8 @@ impl Sock {
         self.0.get()
     }
 
-    fn unix(&self) -> *mut bindings::afunix_sock {
-        // CAST: `sk` is the first field of `struct afunix_sock` (type invariant).
+    fn unix(&self) -> *mut UnixSock {
+        // CAST: `sk` is the first field of `UnixSock` (type invariant).
         self.as_ptr().cast()
     }
 
@@ -161,7 +217,7 @@ impl Sock {
     ///
     /// `net` and `socket` are the arguments of a `net_proto_family::create` call;
     /// `prot` is a registered `struct proto` whose `obj_size` is that of
-    /// `struct afunix_sock`.
+    /// `UnixSock`.
     // The arguments of `create` and the family's settings, each used once.
     #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn alloc<'a>(
@@ -183,7 +239,7 @@ impl Sock {
         }
         // SAFETY: `socket` is the socket being created and `sk` was just allocated.
         unsafe { bindings::sock_init_data(socket, sk) };
-        // SAFETY: `sk` is the first field of a zeroed `struct afunix_sock` of
+        // SAFETY: `sk` is the first field of a zeroed `UnixSock` of
         // `obj_size` bytes, not yet visible to anyone else.
         unsafe {
             Sock::init_unix(sk);
@@ -204,7 +260,7 @@ impl Sock {
     pub(crate) fn alloc_embryo(&self) -> Result<Embryo> {
         let p = self.as_ptr();
         // SAFETY: `self` is a live socket of this family: its netns, protocol (the
-        // module's registered `struct proto`, with the size of `struct afunix_sock`)
+        // module's registered `struct proto`, with the size of `UnixSock`)
         // and hooks are valid; `connect` runs in process context without locks.
         let sk = unsafe {
             let sk = bindings::sk_alloc(
@@ -219,7 +275,7 @@ impl Sock {
             }
             bindings::sock_init_data(ptr::null_mut(), sk);
             Sock::init_unix(sk);
-            bindings::afunix_embryo_init(sk);
+            bindings::afunix_set_sk_wq(sk, ptr::addr_of_mut!((*sk.cast::<UnixSock>()).peer_wq));
             (*sk).sk_type = (*p).sk_type;
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
             (*sk).sk_max_ack_backlog =
@@ -241,20 +297,20 @@ impl Sock {
     ///
     /// # Safety
     ///
-    /// `sk` is the first field of a `struct afunix_sock` just allocated by `sk_alloc`,
+    /// `sk` is the first field of a `UnixSock` just allocated by `sk_alloc`,
     /// not yet visible to anyone else.
     unsafe fn init_unix(sk: *mut bindings::sock) {
-        // CAST: `sk` is the first field of a `struct afunix_sock` (safety requirements).
-        let u = sk.cast::<bindings::afunix_sock>();
+        // CAST: `sk` is the first field of a `UnixSock` (safety requirements).
+        let u = sk.cast::<UnixSock>();
         // SAFETY: `u` is valid and nobody else sees it (safety requirements); each
         // initialiser runs once, before any use of what it initialises. The last three
         // stores are `init_waitqueue_func_entry(&u->peer_wake, relay)`.
         unsafe {
-            bindings::afunix_init_state_lock(u);
+            bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).lock));
             (*u).peer = ptr::null_mut();
-            bindings::afunix_init_iolock(u);
-            bindings::afunix_init_bindlock(u);
-            bindings::afunix_init_peer_wait(u);
+            bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).iolock));
+            bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).bindlock));
+            bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).peer_wq.wait));
             (*u).peer_wake.flags = 0;
             (*u).peer_wake.private = ptr::null_mut();
             (*u).peer_wake.func = Some(crate::wakeup::peer_wake_relay);
@@ -366,10 +422,28 @@ impl Sock {
         (!self.inode_ptr().is_null()).then_some(ino as u64)
     }
 
+    /// The state lock (`UnixSock::lock`).
+    fn state_lock_ptr(&self) -> *mut bindings::spinlock_t {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.unix()).lock) }
+    }
+
+    /// The reader mutex (`UnixSock::iolock`).
+    fn iolock_ptr(&self) -> *mut bindings::mutex {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.unix()).iolock) }
+    }
+
+    /// The bind mutex (`UnixSock::bindlock`).
+    fn bindlock_ptr(&self) -> *mut bindings::mutex {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.unix()).bindlock) }
+    }
+
     /// Takes the bind lock (interruptible: `EINTR` on a signal).
     pub(crate) fn bind_lock(&self) -> Result<BindGuard<'_>> {
         // SAFETY: `self` is a live socket of this family.
-        to_result(unsafe { bindings::afunix_bindlock(self.as_ptr()) })?;
+        to_result(unsafe { bindings::afunix_mutex_lock_interruptible(self.bindlock_ptr()) })?;
         // INVARIANT: Locked just above.
         Ok(BindGuard { sk: self })
     }
@@ -818,7 +892,7 @@ impl Sock {
     /// Takes the state lock (AF_UNIX's `unix_state_lock()`).
     pub(crate) fn lock(&self) -> StateGuard<'_> {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { bindings::afunix_state_lock(self.as_ptr()) };
+        unsafe { bindings::afunix_spin_lock(self.state_lock_ptr()) };
         // INVARIANT: The lock was just taken.
         StateGuard { sk: self }
     }
@@ -828,7 +902,7 @@ impl Sock {
         // SAFETY: `self` is a live socket of this family (type invariant); the one
         // other state lock held is taken before this one on every path (connect
         // locks the listener first; `lock_pair` orders by address).
-        unsafe { bindings::afunix_state_lock_nested(self.as_ptr()) };
+        unsafe { bindings::afunix_spin_lock_nested(self.state_lock_ptr()) };
         // INVARIANT: The lock was just taken.
         StateGuard { sk: self }
     }
@@ -862,7 +936,7 @@ impl Sock {
     /// Takes the reader lock (AF_UNIX's `u->iolock`). May sleep.
     pub(crate) fn io_lock(&self) -> IoGuard<'_> {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { bindings::afunix_iolock(self.as_ptr()) };
+        unsafe { bindings::afunix_mutex_lock(self.iolock_ptr()) };
         // INVARIANT: The lock was just taken.
         IoGuard { sk: self }
     }
@@ -871,7 +945,7 @@ impl Sock {
     /// `EINTR` if a signal comes while waiting for the lock.
     pub(crate) fn set_peek_off(&self, val: i32) -> Result {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        if unsafe { bindings::afunix_iolock_interruptible(self.as_ptr()) } != 0 {
+        if unsafe { bindings::afunix_mutex_lock_interruptible(self.iolock_ptr()) } != 0 {
             return Err(kernel::error::code::EINTR);
         }
         // INVARIANT: The lock was just taken.
@@ -1126,7 +1200,7 @@ impl StateGuard<'_> {
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
         // SAFETY: The lock is held (type invariant).
-        unsafe { bindings::afunix_state_unlock(self.sk.as_ptr()) };
+        unsafe { bindings::afunix_spin_unlock(self.sk.state_lock_ptr()) };
     }
 }
 
@@ -1186,10 +1260,10 @@ impl<'a> IoGuard<'a> {
     /// Releases the reader lock for the duration of `f` (to sleep), then retakes it.
     pub(crate) fn unlocked<R>(&mut self, f: impl FnOnce() -> R) -> R {
         // SAFETY: The lock is held (type invariant) and retaken before returning.
-        unsafe { bindings::afunix_iounlock(self.sk.as_ptr()) };
+        unsafe { bindings::mutex_unlock(self.sk.iolock_ptr()) };
         let r = f();
         // SAFETY: `self.sk` is still alive: the guard borrows it.
-        unsafe { bindings::afunix_iolock(self.sk.as_ptr()) };
+        unsafe { bindings::afunix_mutex_lock(self.sk.iolock_ptr()) };
         r
     }
 }
@@ -1210,7 +1284,7 @@ impl core::ops::Deref for QueuedSkb<'_> {
 impl Drop for IoGuard<'_> {
     fn drop(&mut self) {
         // SAFETY: The lock is held (type invariant).
-        unsafe { bindings::afunix_iounlock(self.sk.as_ptr()) };
+        unsafe { bindings::mutex_unlock(self.sk.iolock_ptr()) };
     }
 }
 
@@ -1681,10 +1755,10 @@ impl SkbView {
         unsafe { (*self.as_ptr()).len }
     }
 
-    fn cb(&self) -> *mut bindings::afunix_skb_cb {
+    fn cb(&self) -> *mut SkbCb {
         // SAFETY: The skb is valid.
         let cb = unsafe { ptr::addr_of_mut!((*self.as_ptr()).cb) };
-        // CAST: `cb` (48 bytes, 8-aligned) holds the module's `struct afunix_skb_cb`.
+        // CAST: `cb` (48 bytes, 8-aligned) holds the module's `SkbCb`.
         cb.cast()
     }
 
@@ -1702,7 +1776,7 @@ impl SkbView {
             if sk.is_null() {
                 return None;
             }
-            let u = sk.cast::<bindings::afunix_sock>();
+            let u = sk.cast::<UnixSock>();
             let slot = AtomicPtr::<Address>::from_ptr(ptr::addr_of_mut!((*u).addr).cast());
             slot.load(Ordering::Acquire).as_ref()
         }
@@ -1871,7 +1945,7 @@ pub(crate) struct BindGuard<'a> {
 impl Drop for BindGuard<'_> {
     fn drop(&mut self) {
         // SAFETY: Held (type invariant).
-        unsafe { bindings::afunix_bindunlock(self.sk.as_ptr()) };
+        unsafe { bindings::mutex_unlock(self.sk.bindlock_ptr()) };
     }
 }
 

@@ -232,9 +232,9 @@ pub(crate) unsafe extern "C" fn peer_wake_relay(
     _flags: c_int,
     key: *mut c_void,
 ) -> c_int {
-    // SAFETY: `container_of`: `q` is the `peer_wake` of a `struct afunix_sock`, whose
+    // SAFETY: `container_of`: `q` is the `peer_wake` of a `UnixSock`, whose
     // first field is its `struct sock` (safety requirements).
-    let u = unsafe { q.byte_sub(offset_of!(bindings::afunix_sock, peer_wake)) };
+    let u = unsafe { q.byte_sub(offset_of!(crate::sock::UnixSock, peer_wake)) };
     // SAFETY: As above: a live socket of this family.
     let sk = unsafe { Sock::from_raw(u.cast()) };
     // SAFETY: `private` is the live peer whose `peer_wait` holds `q`, whose lock is
