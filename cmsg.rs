@@ -127,8 +127,9 @@ fn no_creds() -> Creds {
 /// Parses the control messages of a send (`scm_send()`): the credentials the message
 /// claims, checked. Levels other than `SOL_SOCKET` are skipped; `EINVAL` for a
 /// malformed header, an unknown `SOL_SOCKET` type or a wrong `SCM_CREDENTIALS` length;
-/// `EPERM`/`ESRCH` for credentials the caller may not claim or an unknown pid;
-/// `EOPNOTSUPP` for fds (`SCM_RIGHTS`, not implemented), once the rest is valid.
+/// `EPERM`/`ESRCH` for credentials the caller may not claim or an unknown pid; `EBADF`
+/// for an fd that is not open; `EOPNOTSUPP` for fds (`SCM_RIGHTS`, not implemented),
+/// once the rest is valid.
 pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
     let mut creds = no_creds();
     let Some(buf) = m.control()? else {
@@ -148,6 +149,13 @@ pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
                 if num > 0 {
                     if num > SCM_MAX_FD || fds + num > SCM_MAX_FD {
                         return Err(EINVAL);
+                    }
+                    // Each fd must be open (`EBADF`), as `scm_fp_copy()` checks.
+                    for i in 0..num {
+                        let fd = read_u32(c.data, i * FD).map_or(-1, |fd| fd as i32);
+                        if !scm::fd_is_open(fd) {
+                            return Err(EBADF);
+                        }
                     }
                     fds += num;
                 }

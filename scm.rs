@@ -244,3 +244,21 @@ unsafe fn ns_capable_of(ns: *mut bindings::pid_namespace, cap: u32) -> bool {
     // SAFETY: `ns` is live (safety requirements) and holds its user namespace.
     unsafe { bindings::ns_capable((*ns).user_ns, cap as c_int) }
 }
+
+/// Whether `fd` is an open file of the caller (`fget_raw()`, which allows `O_PATH`
+/// files, then `fput()`): the check `scm_fp_copy()` makes of each fd of `SCM_RIGHTS`.
+pub(crate) fn fd_is_open(fd: i32) -> bool {
+    let Ok(fd) = u32::try_from(fd) else {
+        return false;
+    };
+    // SAFETY: Looks the fd up in the caller's table; a file found is held, and put
+    // right away.
+    unsafe {
+        let file = bindings::fget_raw(fd);
+        if file.is_null() {
+            return false;
+        }
+        bindings::fput(file);
+    }
+    true
+}

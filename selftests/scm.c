@@ -783,7 +783,8 @@ TEST_F(scm, scm_rights)
 		char buf[CMSG_SPACE(254 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	int fd = open("/dev/null", O_RDONLY), t;
+	int fd = open("/dev/null", O_RDONLY), t, b;
+	int bad[2][2] = { { -1, 0 }, { 0, 999 } };
 	struct got g;
 
 	ASSERT_LE(0, fd);
@@ -811,6 +812,17 @@ TEST_F(scm, scm_rights)
 		EXPECT_EQ(1, g.n);
 		EXPECT_EQ('e', g.data[0]);
 		EXPECT_EQ(0, g.nother);
+
+		/* an fd that is not open, before or after an open one: EBADF on both */
+		bad[0][1] = bad[1][0] = fd;
+		for (b = 0; b < 2; b++) {
+			memcpy(cmsg_at(u.buf, CMSG_LEN(2 * sizeof(int)), SOL_SOCKET, SCM_RIGHTS),
+			       bad[b], sizeof(bad[b]));
+			EXPECT_EQ(EBADF, send_ctl(self->sv[0], "b", 1, u.buf,
+						  CMSG_SPACE(2 * sizeof(int))));
+		}
+		g = recv_creds(self->sv[1], sizeof(g.data));
+		EXPECT_EQ(EAGAIN, g.err);
 
 		/* more than SCM_MAX_FD fds */
 		cmsg_at(u.buf, CMSG_LEN(254 * sizeof(int)), SOL_SOCKET, SCM_RIGHTS);
