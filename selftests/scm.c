@@ -74,6 +74,14 @@ static int set_passcred(int fd, int on)
 	return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
 }
 
+/* A socketpair of `type` with SO_PASSCRED on both ends; 0 or -1. */
+static int passcred_pair(int family, int type, int sv[2])
+{
+	if (socketpair(family, type, 0, sv))
+		return -1;
+	return set_passcred(sv[0], 1) || set_passcred(sv[1], 1) ? -1 : 0;
+}
+
 /* The overflow ids (what an unmapped or missing id reads as): 65534 by default. */
 static int overflow_id(const char *name)
 {
@@ -170,6 +178,13 @@ static struct got recv_creds(int fd, size_t size)
 	return recv_ctl(fd, size, MSG_DONTWAIT, 512);
 }
 
+/* One byte came with one SCM_CREDENTIALS message: the caller's own pid, uid and gid. */
+static bool got_own_creds(const struct got *g)
+{
+	return g->n == 1 && g->ncreds == 1 && g->cred.pid == getpid() &&
+	       g->cred.uid == getuid() && g->cred.gid == getgid();
+}
+
 /* SCM_CREDENTIALS with the sender's own ids: they arrive as sent, on every type. */
 TEST_F(scm, own_creds)
 {
@@ -222,11 +237,7 @@ TEST_F(scm, automatic_creds)
 		ASSERT_EQ(0, set_passcred(self->sv[1], 1));
 		EXPECT_EQ(1, send(self->sv[0], "r", 1, 0));
 		g = recv_creds(self->sv[1], sizeof(g.data));
-		EXPECT_EQ(1, g.n);
-		EXPECT_EQ(1, g.ncreds);
-		EXPECT_EQ(getpid(), g.cred.pid);
-		EXPECT_EQ(getuid(), g.cred.uid);
-		EXPECT_EQ(getgid(), g.cred.gid);
+		EXPECT_TRUE(got_own_creds(&g));
 
 		/* the sender only, at the send; the receiver asks afterwards */
 		ASSERT_EQ(0, set_passcred(self->sv[1], 0));
@@ -235,11 +246,7 @@ TEST_F(scm, automatic_creds)
 		ASSERT_EQ(0, set_passcred(self->sv[0], 0));
 		ASSERT_EQ(0, set_passcred(self->sv[1], 1));
 		g = recv_creds(self->sv[1], sizeof(g.data));
-		EXPECT_EQ(1, g.n);
-		EXPECT_EQ(1, g.ncreds);
-		EXPECT_EQ(getpid(), g.cred.pid);
-		EXPECT_EQ(getuid(), g.cred.uid);
-		EXPECT_EQ(getgid(), g.cred.gid);
+		EXPECT_TRUE(got_own_creds(&g));
 
 		/* neither at the send: no credentials on the data */
 		ASSERT_EQ(0, set_passcred(self->sv[1], 0));
@@ -581,6 +588,34 @@ static socklen_t abstract_addr(struct sockaddr_un *sun, int family, const char *
 	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
 }
 
+/* A listener of `type` bound to `sun`, or -1. */
+static int open_listener(int family, int type, struct sockaddr_un *sun, socklen_t len)
+{
+	int l = socket(family, type, 0);
+
+	if (l < 0)
+		return -1;
+	if (bind(l, (struct sockaddr *)sun, len) || listen(l, 1)) {
+		close(l);
+		return -1;
+	}
+	return l;
+}
+
+/* A socket of `type` connected to `sun`, or -1. */
+static int connect_to(int family, int type, struct sockaddr_un *sun, socklen_t len)
+{
+	int c = socket(family, type, 0);
+
+	if (c < 0)
+		return -1;
+	if (connect(c, (struct sockaddr *)sun, len)) {
+		close(c);
+		return -1;
+	}
+	return c;
+}
+
 /*
  * Connections: data sent to an embryo (connected, not accepted yet) always carries the
  * sender's credentials, since the accepted socket may have SO_PASSCRED; an accepted
@@ -599,13 +634,10 @@ TEST_F(scm, embryo_and_accept)
 		len = abstract_addr(&sun, self->family, t ? "sp" : "st");
 
 		/* listener without SO_PASSCRED: credentials come from the embryo rule */
-		l = socket(self->family, types[t], 0);
+		l = open_listener(self->family, types[t], &sun, len);
 		ASSERT_LE(0, l);
-		ASSERT_EQ(0, bind(l, (struct sockaddr *)&sun, len));
-		ASSERT_EQ(0, listen(l, 1));
-		c = socket(self->family, types[t], 0);
+		c = connect_to(self->family, types[t], &sun, len);
 		ASSERT_LE(0, c);
-		ASSERT_EQ(0, connect(c, (struct sockaddr *)&sun, len));
 		EXPECT_EQ(1, send(c, "e", 1, 0));
 		a = accept(l, NULL, NULL);
 		ASSERT_LE(0, a);
@@ -629,9 +661,8 @@ TEST_F(scm, embryo_and_accept)
 
 		/* listener with SO_PASSCRED: the accepted socket has it */
 		ASSERT_EQ(0, set_passcred(l, 1));
-		c = socket(self->family, types[t], 0);
+		c = connect_to(self->family, types[t], &sun, len);
 		ASSERT_LE(0, c);
-		ASSERT_EQ(0, connect(c, (struct sockaddr *)&sun, len));
 		a = accept(l, NULL, NULL);
 		ASSERT_LE(0, a);
 		EXPECT_EQ(0, getsockopt(a, SOL_SOCKET, SO_PASSCRED, &on, &olen));
@@ -652,19 +683,34 @@ TEST_F(scm, embryo_and_accept)
  * namespace sees its parent's pid as 0 and its own as 1; the parent sees the child's
  * global pid.
  */
-static int child_in_pidns(int fd)
+/*
+ * In a child: sends a byte on `fd`, then reads the parent's byte (blocking) and its
+ * credentials into `cred`; 0, or `err` or `err + 1` for a failed send or receive.
+ */
+static int hello_then_creds(int fd, struct ucred *cred, int err)
 {
 	struct got g;
 
-	if (getpid() != 1)
-		return 10;
 	if (send(fd, "c", 1, 0) != 1)
-		return 11;
-	/* the parent's message (blocking) */
+		return err;
 	g = recv_ctl(fd, 1, 0, 512);
 	if (g.n != 1 || g.ncreds != 1)
-		return 12;
-	if (g.cred.pid != 0 || g.cred.uid != getuid() || g.cred.gid != getgid())
+		return err + 1;
+	*cred = g.cred;
+	return 0;
+}
+
+static int child_in_pidns(int fd)
+{
+	struct ucred c;
+	int r;
+
+	if (getpid() != 1)
+		return 10;
+	r = hello_then_creds(fd, &c, 11);
+	if (r)
+		return r;
+	if (c.pid != 0 || c.uid != getuid() || c.gid != getgid())
 		return 13;
 	return 0;
 }
@@ -678,9 +724,7 @@ TEST_F(scm, pid_namespace)
 	if (geteuid() != 0)
 		SKIP(return, "needs root for a pid namespace");
 	for (int t = 0; t < 3; t++) {
-		ASSERT_EQ(0, socketpair(self->family, types[t], 0, self->sv));
-		ASSERT_EQ(0, set_passcred(self->sv[0], 1));
-		ASSERT_EQ(0, set_passcred(self->sv[1], 1));
+		ASSERT_EQ(0, passcred_pair(self->family, types[t], self->sv));
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
@@ -720,19 +764,17 @@ TEST_F(scm, pid_namespace)
  */
 static int child_in_userns(int fd, int ouid, int ogid)
 {
-	struct got g;
+	struct ucred c;
+	int r;
 
 	if (unshare(CLONE_NEWUSER))
 		return 20;
 	if (send_creds(fd, "u", 1, getpid(), getuid(), getgid()) != EINVAL)
 		return 21;
-	if (send(fd, "c", 1, 0) != 1)
-		return 22;
-	/* the parent's message (blocking) */
-	g = recv_ctl(fd, 1, 0, 512);
-	if (g.n != 1 || g.ncreds != 1)
-		return 23;
-	if (g.cred.pid != getppid() || (int)g.cred.uid != ouid || (int)g.cred.gid != ogid)
+	r = hello_then_creds(fd, &c, 22);
+	if (r)
+		return r;
+	if (c.pid != getppid() || (int)c.uid != ouid || (int)c.gid != ogid)
 		return 24;
 	return 0;
 }
@@ -749,9 +791,7 @@ TEST_F(scm, user_namespace)
 	ASSERT_LE(0, ouid);
 	ASSERT_LE(0, ogid);
 	for (int t = 0; t < 3; t++) {
-		ASSERT_EQ(0, socketpair(self->family, types[t], 0, self->sv));
-		ASSERT_EQ(0, set_passcred(self->sv[0], 1));
-		ASSERT_EQ(0, set_passcred(self->sv[1], 1));
+		ASSERT_EQ(0, passcred_pair(self->family, types[t], self->sv));
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (pid == 0)
@@ -873,13 +913,10 @@ TEST_F(scm, creds_released)
 		/* an embryo that carries credentials and is never accepted */
 		for (t = 0; t < 3; t += 2) {
 			len = abstract_addr(&sun, self->family, t ? "rs" : "rt");
-			l = socket(self->family, types[t], 0);
+			l = open_listener(self->family, types[t], &sun, len);
 			ASSERT_LE(0, l);
-			ASSERT_EQ(0, bind(l, (struct sockaddr *)&sun, len));
-			ASSERT_EQ(0, listen(l, 1));
-			c = socket(self->family, types[t], 0);
+			c = connect_to(self->family, types[t], &sun, len);
 			ASSERT_LE(0, c);
-			ASSERT_EQ(0, connect(c, (struct sockaddr *)&sun, len));
 			EXPECT_EQ(0, send_creds(c, "f", 1, getpid(), getuid(), getgid()));
 			EXPECT_EQ(1, send(c, "g", 1, MSG_DONTWAIT));
 			close(l);
