@@ -104,10 +104,10 @@ extern int afunix_autobind_bits;
 /* The debug parameter `wakeup_unkeyed`. */
 extern bool afunix_wakeup_unkeyed;
 
-void afunix_init_state_lock(spinlock_t *lock);
-void afunix_init_iolock(struct mutex *lock);
-void afunix_init_bindlock(struct mutex *lock);
-void afunix_init_peer_wait(struct wait_queue_head *wq);
+void afunix_init_state_lock(spinlock_t *state_lock);
+void afunix_init_iolock(struct mutex *iolock);
+void afunix_init_bindlock(struct mutex *bindlock);
+void afunix_init_peer_wait(struct wait_queue_head *peer_wait);
 void afunix_set_sk_wq(struct sock *sk, struct socket_wq *wq);
 void afunix_spin_lock(spinlock_t *lock);
 void afunix_mutex_lock(struct mutex *lock);
@@ -173,8 +173,8 @@ int afunix_peek_offset(struct sock *sk, int flags);
 void afunix_peek_offset_fwd(struct sock *sk, int val);
 void afunix_peek_offset_bwd(struct sock *sk, int val);
 struct sk_buff_head *afunix_rcvq(struct sock *sk);
-void afunix_table_lock_init(spinlock_t *lock);
-void afunix_bsd_lock_init(spinlock_t *lock);
+void afunix_table_lock_init(spinlock_t *table_bucket_lock);
+void afunix_bsd_lock_init(spinlock_t *bsd_bucket_lock);
 void afunix_spin_lock_nested(spinlock_t *lock);
 void afunix_sk_add_node(struct sock *sk, struct hlist_head *list);
 bool afunix_sk_del_node_init(struct sock *sk);

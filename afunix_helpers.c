@@ -45,25 +45,28 @@ bool afunix_wakeup_unkeyed;
 module_param_named(wakeup_unkeyed, afunix_wakeup_unkeyed, bool, 0644);
 MODULE_PARM_DESC(wakeup_unkeyed, "Debug: unkeyed write-space wakeups (default N)");
 
-/* The initialisers of a new socket's locks and wait queue: one lockdep class each. */
-void afunix_init_state_lock(spinlock_t *lock)
+/*
+ * The initialisers of a new socket's locks and wait queue: one lockdep class each, named
+ * after the parameter.
+ */
+void afunix_init_state_lock(spinlock_t *state_lock)
 {
-	spin_lock_init(lock);
+	spin_lock_init(state_lock);
 }
 
-void afunix_init_iolock(struct mutex *lock)
+void afunix_init_iolock(struct mutex *iolock)
 {
-	mutex_init(lock);
+	mutex_init(iolock);
 }
 
-void afunix_init_bindlock(struct mutex *lock)
+void afunix_init_bindlock(struct mutex *bindlock)
 {
-	mutex_init(lock);
+	mutex_init(bindlock);
 }
 
-void afunix_init_peer_wait(struct wait_queue_head *wq)
+void afunix_init_peer_wait(struct wait_queue_head *peer_wait)
 {
-	init_waitqueue_head(wq);
+	init_waitqueue_head(peer_wait);
 }
 
 void afunix_set_sk_wq(struct sock *sk, struct socket_wq *wq)
@@ -289,15 +292,15 @@ unsigned long afunix_skb_max_head0(void)
 }
 
 /* The bucket locks of the per-netns name tables: one lock class (a key per call site). */
-void afunix_table_lock_init(spinlock_t *lock)
+void afunix_table_lock_init(spinlock_t *table_bucket_lock)
 {
-	spin_lock_init(lock);
+	spin_lock_init(table_bucket_lock);
 }
 
 /* The bucket locks of the global pathname table: a lock class of their own. */
-void afunix_bsd_lock_init(spinlock_t *lock)
+void afunix_bsd_lock_init(spinlock_t *bsd_bucket_lock)
 {
-	spin_lock_init(lock);
+	spin_lock_init(bsd_bucket_lock);
 }
 
 /* The second of two locks of one class, taken in a fixed order by the caller. */

@@ -746,12 +746,15 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
             if sk.shutdown() & shut::RCV != 0 {
                 break;
             }
+            // The tail the skip walk saw, taken under the state lock (as AF_UNIX's
+            // `last`): an skb queued after the unlock changes it, so a peeking reader
+            // does not sleep over it.
+            let mark = sk.rcvq_tail_mark();
             drop(g);
             if timeo == 0 {
                 err = Some(EAGAIN);
                 break;
             }
-            let mark = sk.rcvq_tail_mark();
             timeo = io.unlocked(|| {
                 wakeup::wait_on_sk(sk, timeo, || {
                     // New data: any skb when not peeking (all was read), a new tail
