@@ -38,8 +38,7 @@ const SIZE_T: usize = core::mem::size_of::<usize>();
 
 /// `CMSG_ALIGN()`: up to a multiple of `sizeof(long)`.
 fn cmsg_align(len: usize) -> usize {
-    let a = core::mem::size_of::<usize>();
-    (len + a - 1) & !(a - 1)
+    (len + SIZE_T - 1) & !(SIZE_T - 1)
 }
 
 /// A `struct cmsghdr` and its data, read from a control buffer.
@@ -172,13 +171,9 @@ pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
                     return Err(EINVAL);
                 };
                 let pid = pid as i32;
-                check_creds(pid, uid, gid)?;
+                let (uid, gid) = check_creds(pid, uid, gid)?;
                 if !creds.pid.as_ref().is_some_and(|p| p.vnr() == pid) {
                     creds.pid = Some(Pid::find(pid).ok_or(ESRCH)?);
-                }
-                let (uid, gid) = (scm::make_kuid(uid), scm::make_kgid(gid));
-                if !uid.is_valid() || !gid.is_valid() {
-                    return Err(EINVAL);
                 }
                 creds.uid = uid;
                 creds.gid = gid;
@@ -195,8 +190,8 @@ pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
 /// `scm_check_creds()`: a task may claim only the credentials it could set with
 /// setuid/setgid, and only its own process id without `CAP_SYS_ADMIN` over its pid
 /// namespace. The checks run in 6.12's order (a capability check that succeeds marks
-/// the task as having used it).
-fn check_creds(pid: i32, uid: u32, gid: u32) -> Result {
+/// the task as having used it). Returns the ids mapped into the caller's user namespace.
+fn check_creds(pid: i32, uid: u32, gid: u32) -> Result<(Kuid, Kgid)> {
     let cred = scm::current_cred();
     let (uid, gid) = (scm::make_kuid(uid), scm::make_kgid(gid));
     if !uid.is_valid() || !gid.is_valid() {
@@ -213,7 +208,7 @@ fn check_creds(pid: i32, uid: u32, gid: u32) -> Result {
             || gid == cred.sgid
             || scm::capable_in_user_ns(cap::SETGID))
     {
-        return Ok(());
+        return Ok((uid, gid));
     }
     Err(EPERM)
 }

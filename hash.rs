@@ -171,20 +171,6 @@ impl Chain {
         }
     }
 
-    /// The first socket of a chain of a netns table (linked by `sk_node`).
-    ///
-    /// # Safety
-    ///
-    /// The chain is of a netns table and its lock is held for `'a`.
-    unsafe fn first_sock<'a>(&self) -> Option<&'a Sock> {
-        ChainIter {
-            node: self.first(),
-            offset: SK_NODE,
-            _chain: core::marker::PhantomData,
-        }
-        .next()
-    }
-
     /// The sockets of the chain, linked through the node at `offset` of `struct sock`.
     fn iter(&self, offset: usize) -> ChainIter<'_> {
         ChainIter {
@@ -493,8 +479,8 @@ impl NetTable {
                 let old = core::mem::replace(&mut g.chains, new.clone());
                 // Chains `s`, `s + HASH_SIZE`, ... of the old array are this stripe's.
                 for head in old.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
-                    // SAFETY: The stripe's lock is held, for the old chain and the new.
-                    while let Some(sk) = unsafe { head.first_sock() } {
+                    // The stripe's lock is held, for the old chain and the new.
+                    while let Some(sk) = head.iter(SK_NODE).next() {
                         let to = new.head_of(sk.name_hash());
                         // SAFETY: Both chains are of this stripe, whose lock is held; the
                         // table's reference moves with the socket.

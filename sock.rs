@@ -10,6 +10,7 @@ use crate::addr::{Address, SunAddr, SUN_LEN};
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
 use crate::scm::{Creds, Kgid, Kuid, Pid};
+use crate::sync::SpinGuard;
 use crate::vfs::HeldPath;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
@@ -553,10 +554,11 @@ impl Sock {
 
     /// Takes the lock of the receive queue.
     fn rcvq_lock(&self) -> RcvqGuard<'_> {
+        // SAFETY: A field of a live socket.
+        let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
         // `sock_init_data`; it is innermost: nothing is locked under it.
-        let _lock =
-            unsafe { SpinGuard::lock(ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock)) };
+        let _lock = unsafe { SpinGuard::lock(lock) };
         RcvqGuard { sk: self, _lock }
     }
 
@@ -984,36 +986,6 @@ impl Sock {
             let len = tail.as_ref().map_or(0, |t| t.len);
             (tail as usize, len)
         }
-    }
-}
-
-/// A kernel spinlock, held (`spin_lock()` .. `spin_unlock()`).
-///
-/// # Invariants
-///
-/// `self.0` is a live spinlock, held while this guard exists.
-#[must_use = "the lock unlocks immediately when the guard is unused"]
-pub(crate) struct SpinGuard(*mut bindings::spinlock_t);
-
-impl SpinGuard {
-    /// Takes `lock`.
-    ///
-    /// # Safety
-    ///
-    /// `lock` is an initialised spinlock that outlives the guard, and taking it here
-    /// keeps the lock order.
-    pub(crate) unsafe fn lock(lock: *mut bindings::spinlock_t) -> SpinGuard {
-        // SAFETY: Valid by the safety requirements.
-        unsafe { bindings::afunix_spin_lock(lock) };
-        // INVARIANT: Locked just above.
-        SpinGuard(lock)
-    }
-}
-
-impl Drop for SpinGuard {
-    fn drop(&mut self) {
-        // SAFETY: Held (type invariant).
-        unsafe { bindings::afunix_spin_unlock(self.0) };
     }
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The module's own spinlock, whose guard derefs to the data it protects, and a box
-//! published once.
+//! The module's own spinlock, whose guard derefs to the data it protects, a guard of a
+//! spinlock inside a kernel object, and a box published once.
 //!
 //! 6.12's `kernel::sync::SpinLock` has no `lock_nested`: the name tables take two
 //! buckets of one lock class in a fixed order, and lockdep must be told that the second
@@ -203,3 +203,33 @@ impl<T> Drop for OnceBox<T> {
 unsafe impl<T: Send + Sync> Sync for OnceBox<T> {}
 // SAFETY: As above.
 unsafe impl<T: Send + Sync> Send for OnceBox<T> {}
+
+/// A kernel spinlock, held (`spin_lock()` .. `spin_unlock()`).
+///
+/// # Invariants
+///
+/// `self.0` is a live spinlock, held while this guard exists.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct SpinGuard(*mut bindings::spinlock_t);
+
+impl SpinGuard {
+    /// Takes `lock`.
+    ///
+    /// # Safety
+    ///
+    /// `lock` is an initialised spinlock that outlives the guard, and taking it here
+    /// keeps the lock order.
+    pub(crate) unsafe fn lock(lock: *mut bindings::spinlock_t) -> SpinGuard {
+        // SAFETY: Valid by the safety requirements.
+        unsafe { bindings::afunix_spin_lock(lock) };
+        // INVARIANT: Locked just above.
+        SpinGuard(lock)
+    }
+}
+
+impl Drop for SpinGuard {
+    fn drop(&mut self) {
+        // SAFETY: Held (type invariant).
+        unsafe { bindings::afunix_spin_unlock(self.0) };
+    }
+}

@@ -9,7 +9,8 @@
 //! task that polls the same socket for input sleeps on.
 
 use crate::bindings;
-use crate::sock::{shut, wake_async, Sock, SpinGuard, StateGuard};
+use crate::sock::{shut, wake_async, Sock, StateGuard};
+use crate::sync::SpinGuard;
 use core::ffi::{c_int, c_uint, c_void};
 use core::mem::{offset_of, MaybeUninit};
 use core::ptr;
