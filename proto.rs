@@ -467,6 +467,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len = (len - max_alloc).min(MAX_SKB_FRAGS * PAGE_SIZE);
         data_len = data_len.next_multiple_of(PAGE_SIZE);
     }
+    let (creds, fds) = (scm.creds, scm.fds);
     let mut skb = Skb::alloc_from_msg(
         sk,
         m,
@@ -474,11 +475,12 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len.min(len),
         flags & msg::DONTWAIT != 0,
         PAGE_ALLOC_COSTLY_ORDER,
+        |skb| {
+            skb.set_creds(&creds);
+            fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
+        },
     )?;
-    skb.set_creds(&scm.creds);
-    if let Some(fds) = scm.fds {
-        gc::attach(&mut skb, fds)?;
-    }
+    drop(creds);
     let mut timeo = sk.sndtimeo(flags & msg::DONTWAIT != 0);
 
     loop {
@@ -671,16 +673,24 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
             .saturating_sub(max_head0)
             .next_multiple_of(PAGE_SIZE)
             .min(size);
-        let mut skb =
-            match Skb::alloc_from_msg(sk, m, size, data_len, flags & msg::DONTWAIT != 0, order) {
-                Ok(skb) => skb,
-                Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
-            };
-        skb.set_creds(&scm.creds);
         // The fds go with the first skb only.
-        if let Some(fds) = fds.take() {
-            gc::attach(&mut skb, fds)?;
-        }
+        let first_fds = fds.take();
+        let prepare = |skb: &mut Skb| {
+            skb.set_creds(&scm.creds);
+            first_fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
+        };
+        let mut skb = match Skb::alloc_from_msg(
+            sk,
+            m,
+            size,
+            data_len,
+            flags & msg::DONTWAIT != 0,
+            order,
+            prepare,
+        ) {
+            Ok(skb) => skb,
+            Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
+        };
 
         let g = other.lock();
         if other.is_dead() || other.shutdown() & shut::RCV != 0 {

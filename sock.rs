@@ -578,7 +578,8 @@ impl Sock {
         // SAFETY: A field of a live socket.
         let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
-        // `sock_init_data`; it is innermost: nothing is locked under it.
+        // `sock_init_data`. Only an embryo's queue lock is taken under it (by the
+        // collector, `rcvq_lock_embryo`), and that one nested.
         let _lock = unsafe { SpinGuard::lock(lock) };
         RcvqGuard { sk: self, _lock }
     }
@@ -1537,7 +1538,9 @@ impl Skb {
 
     /// Allocates an skb charged to `sk`'s send buffer, with `len` bytes of which
     /// `data_len` in page fragments, waiting for room unless `nonblock`
-    /// (`sock_alloc_send_pskb()`); then copies `len` bytes from `msg` into it.
+    /// (`sock_alloc_send_pskb()`); then calls `prepare` on it (credentials and fds, as
+    /// AF_UNIX's `unix_scm_to_skb()` before the copy) and copies `len` bytes from `msg`
+    /// into it.
     pub(crate) fn alloc_from_msg(
         sk: &Sock,
         msg: &mut Msg,
@@ -1545,6 +1548,7 @@ impl Skb {
         data_len: usize,
         nonblock: bool,
         order: i32,
+        prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<Skb> {
         let head = len.checked_sub(data_len).ok_or(Error::from(EMSGSIZE))?;
         let mut err: c_int = 0;
@@ -1563,7 +1567,7 @@ impl Skb {
             return Err(Error::from_errno(if err < 0 { err } else { -12 }));
         };
         // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
-        let skb = unsafe { Skb::from_raw(skb) };
+        let mut skb = unsafe { Skb::from_raw(skb) };
         let p = skb.0.as_ptr();
         // SAFETY: The skb has `head` bytes of tailroom and `data_len` bytes of frags, as
         // AF_UNIX lays them out (`skb_put` + `data_len`/`len`). Its `cb` is zeroed (no
@@ -1575,6 +1579,7 @@ impl Skb {
             (*p).data_len = data_len as u32;
             (*p).len = len as u32;
         }
+        prepare(&mut skb)?;
         let iter = msg.iter();
         // SAFETY: `p` has room for `len` bytes; `iter` is the message's iterator.
         to_result(unsafe { bindings::skb_copy_datagram_from_iter(p, 0, iter, len as c_int) })?;
@@ -2301,9 +2306,11 @@ impl Sock {
     /// Takes the lock of an embryo's receive queue under its listener's
     /// (listener before embryo: the inverse order never happens).
     fn rcvq_lock_embryo(&self) -> RcvqGuard<'_> {
+        // SAFETY: A field of a live socket.
+        let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
         // `sock_init_data`, taken nested in its listener's queue lock.
-        let _lock = unsafe { SpinGuard::lock_nested(self.rcvq_ptr().cast()) };
+        let _lock = unsafe { SpinGuard::lock_nested(lock) };
         RcvqGuard { sk: self, _lock }
     }
 }
