@@ -233,7 +233,7 @@ pub(crate) fn throttle(fds: Option<&Fds>) {
     if gc.total.load(Ordering::Relaxed) > TRIGGER_GC && !gc.in_progress.load(Ordering::Relaxed) {
         schedule(gc);
     }
-    if fds.is_none_or(|f| f.count_socks() == 0) {
+    if !fds.is_some_and(|f| f.count_socks() != 0) {
         return;
     }
     let uid = scm::current_cred().uid;

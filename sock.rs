@@ -2200,7 +2200,7 @@ impl InflightList {
     /// References to `sk`'s file in flight.
     pub(crate) fn inflight(&self, sk: &Sock) -> usize {
         // SAFETY: As in `get` (`&self`: the lock is held, no writer).
-        unsafe { (*Self::fields(sk)).inflight as usize }
+        unsafe { (*Self::fields(sk)).inflight }
     }
 
     /// All references to the file of `sk`, a socket in flight (`file_count()`).
