@@ -571,10 +571,10 @@ struct inode *afunix_file_inode(const struct file *file)
 	return file_inode(file);
 }
 
-/* An empty fd list, as scm_fp_copy() allocates it (kfree'd by __scm_destroy()). */
-struct scm_fp_list *afunix_fpl_zalloc(void)
+/* An fd list, as scm_fp_copy() allocates it (kfree'd by __scm_destroy()). */
+struct scm_fp_list *afunix_fpl_alloc(void)
 {
-	return kzalloc(sizeof(struct scm_fp_list), GFP_KERNEL_ACCOUNT);
+	return kmalloc(sizeof(struct scm_fp_list), GFP_KERNEL_ACCOUNT);
 }
 
 unsigned long afunix_rlimit_nofile(void)

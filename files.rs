@@ -129,7 +129,7 @@ unsafe fn is_io_uring(file: *mut bindings::file) -> bool {
 ///
 /// # Invariants
 ///
-/// `self.0` is a zeroed-then-filled list from `afunix_fpl_zalloc`; its first `count`
+/// `self.0` is a list from `afunix_fpl_alloc`, its header zeroed; its first `count`
 /// files are references it owns; `count_unix` of them are sockets of this family.
 pub(crate) struct FdList(NonNull<bindings::scm_fp_list>);
 
@@ -140,9 +140,18 @@ impl FdList {
     /// An empty list with room for `SCM_MAX_FD` files.
     pub(crate) fn new() -> Result<FdList> {
         // SAFETY: No requirements; process context (sendmsg, recvmsg).
-        let p = NonNull::new(unsafe { bindings::afunix_fpl_zalloc() }).ok_or(ENOMEM)?;
-        // SAFETY: Just allocated and zeroed: no files.
-        unsafe { (*p.as_ptr()).max = SCM_MAX_FD as i16 };
+        let p = NonNull::new(unsafe { bindings::afunix_fpl_alloc() }).ok_or(ENOMEM)?;
+        // SAFETY: Just allocated, `sizeof(struct scm_fp_list)` bytes: the header (every
+        // field before `fp`: counts, AF_UNIX's collector fields, `user`) is zeroed, as
+        // `scm_fp_copy()` sets it; the slots are written as files are added.
+        unsafe {
+            ptr::write_bytes(
+                p.as_ptr().cast::<u8>(),
+                0,
+                core::mem::offset_of!(bindings::scm_fp_list, fp),
+            );
+            (*p.as_ptr()).max = SCM_MAX_FD as i16;
+        }
         // INVARIANT: An empty list.
         Ok(FdList(p))
     }
