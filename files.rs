@@ -48,15 +48,13 @@ impl Fds {
     }
 
     fn file(&self, i: usize) -> *mut bindings::file {
-        // SAFETY: A valid list; `fp` has `SCM_MAX_FD` slots and `i` is checked against
-        // `len() <= SCM_MAX_FD` by the callers.
-        unsafe {
-            (*self.as_ptr())
-                .fp
-                .get(i)
-                .copied()
-                .unwrap_or(ptr::null_mut())
+        if i >= self.len() {
+            return ptr::null_mut();
         }
+        // SAFETY: A valid list whose first `count` slots (`i` is one) hold files; the
+        // slot is read through a raw pointer (the slots past `count` are not
+        // initialised).
+        unsafe { slot(self.as_ptr(), i).read() }
     }
 
     /// The sockets of this family among the files (one entry per file: a socket passed
@@ -67,6 +65,20 @@ impl Fds {
             // its socket and the socket's `struct sock` live while `self` is borrowed.
             unsafe { sock_of_file(self.file(i)) }
         })
+    }
+}
+
+/// The address of slot `i` of a list's `fp` array, without a reference to the array.
+///
+/// # Safety
+///
+/// `p` is a valid list and `i < SCM_MAX_FD`.
+unsafe fn slot(p: *mut bindings::scm_fp_list, i: usize) -> *mut *mut bindings::file {
+    // SAFETY: `fp` has `SCM_MAX_FD` slots and `i` is below (safety requirements).
+    unsafe {
+        ptr::addr_of_mut!((*p).fp)
+            .cast::<*mut bindings::file>()
+            .add(i)
     }
 }
 
@@ -179,9 +191,7 @@ impl FdList {
         // it. The socket check borrows the file, now held by the list.
         unsafe {
             let n = (*p).count as usize;
-            if let Some(slot) = (*p).fp.get_mut(n) {
-                *slot = file;
-            }
+            slot(p, n).write(file);
             (*p).count += 1;
             if sock_of_file(file).is_some() {
                 (*p).count_unix += 1;
@@ -200,10 +210,7 @@ impl FdList {
         // holds each of its files, so taking another reference is valid.
         unsafe {
             for i in 0..n {
-                let f = src.file(i);
-                if let Some(slot) = (*p).fp.get_mut(i) {
-                    *slot = bindings::afunix_get_file(f);
-                }
+                slot(p, i).write(bindings::afunix_get_file(src.file(i)));
             }
             (*p).count = n as i16;
             (*p).count_unix = (*src.as_ptr()).count_unix;
@@ -261,7 +268,7 @@ impl Drop for FdList {
         let n = self.len();
         // SAFETY: The list owns a reference to each of its first `count` files (type
         // invariant), put here in reverse order as `__scm_destroy()`; then the list,
-        // from kzalloc, is freed.
+        // from kmalloc, is freed.
         unsafe {
             for i in (0..n).rev() {
                 bindings::fput(self.file(i));

@@ -55,6 +55,7 @@
 use crate::error::ETOOMANYREFS;
 use crate::files::{FdList, Fds, SCM_MAX_FD};
 use crate::scm::{self, Kuid};
+use crate::sock::state::LISTEN;
 use crate::sock::{InflightList, IoGuard, QueuedSkb, Skb, SkbList, Sock, NOT_CANDIDATE};
 use crate::sync::SpinLock;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
@@ -417,7 +418,8 @@ fn analyse(
         let from = list.index(sk);
         // A queue without fds holds no edge (the count may be stale high after a
         // purge, never low for a queued skb: it is raised before the skb is queued).
-        if from == NOT_CANDIDATE || sk.queued_fds() == 0 {
+        // A listener's count walks its queue: `scan_fds` does that anyway.
+        if from == NOT_CANDIDATE || (sk.state() != LISTEN && sk.queued_fds() == 0) {
             continue;
         }
         sk.scan_fds(list, |fds| {

@@ -624,7 +624,7 @@ static const int cross[][2] = {
 	{ 4, 5 }, { 5, 6 }, { 6, 4 }, { 5, 7 }, { 7, 6 },
 };
 
-TEST_F(rights, cycles_self)
+TEST_F_TIMEOUT(rights, cycles_self, 120)
 {
 	int t;
 
@@ -633,7 +633,7 @@ TEST_F(rights, cycles_self)
 	cycles(_metadata, self->family, variant->ours, SOCK_STREAM, true, self_ref, 2, 2);
 }
 
-TEST_F(rights, cycles_triangle)
+TEST_F_TIMEOUT(rights, cycles_triangle, 120)
 {
 	int t;
 
@@ -642,7 +642,7 @@ TEST_F(rights, cycles_triangle)
 	cycles(_metadata, self->family, variant->ours, SOCK_STREAM, true, triangle, 6, 6);
 }
 
-TEST_F(rights, cycles_cross_edge)
+TEST_F_TIMEOUT(rights, cycles_cross_edge, 120)
 {
 	int t;
 
@@ -652,7 +652,7 @@ TEST_F(rights, cycles_cross_edge)
 }
 
 /* A chain of 16 pairs, each in flight in the next, the last in the first. */
-TEST_F(rights, cycles_long_chain)
+TEST_F_TIMEOUT(rights, cycles_long_chain, 120)
 {
 	int chain[16][2], i;
 
@@ -670,7 +670,7 @@ TEST_F(rights, cycles_long_chain)
  * second end) with x and y in flight and their fds closed; once w is gone (the run is
  * over), x and y are received back, in order, and still work.
  */
-TEST_F(rights, reachable_survives)
+TEST_F_TIMEOUT(rights, reachable_survives, 120)
 {
 	static struct got g;
 	int x[2], y[2], w[2], rx, ry;
@@ -710,14 +710,6 @@ TEST_F(rights, reachable_survives)
 	EXPECT_EQ(0, wait_sockets(variant->ours, 0));
 }
 
-/*
- * A short stress: 4 processes, each 300 rounds of two pairs whose fds go in flight in
- * random patterns (a socket in its own queue, two sockets in each other's queues,
- * passed and received back, passed and peeked, through a listener's embryo), closed in
- * random order while the collector runs for the other processes' releases. At the end
- * every socket of the family in the test's netns is gone (and make check's kmemleak
- * scan finds nothing). Children report through their exit status.
- */
 /* A listener (autobound) in l[0] and a client connected to it in l[1]; 0 or -1. */
 static int listener_pair(int family, int l[2])
 {
@@ -792,7 +784,15 @@ static int stress_child(int family, unsigned int seed)
 	return 0;
 }
 
-TEST_F(rights, stress_cycles)
+/*
+ * A short stress: 4 processes, each 300 rounds of two pairs whose fds go in flight in
+ * random patterns (a socket in its own queue, two sockets in each other's queues,
+ * passed and received back, passed and peeked, through a listener's embryo), closed in
+ * random order while the collector runs for the other processes' releases. At the end
+ * every socket of the family in the test's netns is gone (and make check's kmemleak
+ * scan finds nothing). Children report through their exit status.
+ */
+TEST_F_TIMEOUT(rights, stress_cycles, 120)
 {
 	pid_t pid[4];
 	int i, status;
