@@ -15,6 +15,11 @@
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/magic.h>
+#include <linux/resource.h>
+#include <linux/sched/user.h>
+#include <linux/slab.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
@@ -79,6 +84,9 @@ enum {
 	AFUNIX_MSG_CTRUNC = MSG_CTRUNC,
 	AFUNIX_MSG_CMSG_COMPAT = MSG_CMSG_COMPAT,
 	AFUNIX_SECURITY_NETWORK = IS_ENABLED(CONFIG_SECURITY_NETWORK),
+	AFUNIX_ANON_INODE_FS_MAGIC = ANON_INODE_FS_MAGIC,
+	AFUNIX_FMODE_PATH = (__force unsigned int)FMODE_PATH,
+	AFUNIX_CAP_SYS_RESOURCE = CAP_SYS_RESOURCE,
 };
 
 /* Offsets of the two list nodes in struct sock, for the Rust side's list walks. */
@@ -204,5 +212,20 @@ struct net *afunix_seq_net(struct seq_file *seq);
 unsigned int afunix_sk_refcnt(struct sock *sk);
 void afunix___add_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *entry);
 void afunix___remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_entry *entry);
+
+long afunix_file_count(struct file *file);
+struct file *afunix_get_file(struct file *file);
+struct inode *afunix_file_inode(const struct file *file);
+struct scm_fp_list *afunix_fpl_alloc(void);
+unsigned long afunix_rlimit_nofile(void);
+void afunix_gc_lock_init(spinlock_t *gc_lock);
+void afunix_list_init(struct list_head *list);
+void afunix_list_add_tail(struct list_head *entry, struct list_head *head);
+void afunix_list_del(struct list_head *entry);
+void afunix_skb_queue_head_init(struct sk_buff_head *list);
+void afunix_skb_queue_splice_tail_init(struct sk_buff_head *list, struct sk_buff_head *head);
+struct sk_buff *afunix_skb_dequeue_unlocked(struct sk_buff_head *list);
+struct sk_buff *afunix_skb_peek_next(struct sk_buff *skb, struct sk_buff_head *list);
+struct sk_buff *afunix_skb_peek(struct sk_buff_head *list);
 
 #endif /* AFUNIX_BINDINGS_H */

@@ -554,3 +554,78 @@ struct sk_buff_head *afunix_rcvq(struct sock *sk)
 {
 	return &sk->sk_receive_queue;
 }
+
+/* SCM_RIGHTS: files in flight (file_count(), get_file(), file_inode() are inlines). */
+long afunix_file_count(struct file *file)
+{
+	return file_count(file);
+}
+
+struct file *afunix_get_file(struct file *file)
+{
+	return get_file(file);
+}
+
+struct inode *afunix_file_inode(const struct file *file)
+{
+	return file_inode(file);
+}
+
+/* An fd list, as scm_fp_copy() allocates it (kfree'd by __scm_destroy()). */
+struct scm_fp_list *afunix_fpl_alloc(void)
+{
+	return kmalloc(sizeof(struct scm_fp_list), GFP_KERNEL_ACCOUNT);
+}
+
+unsigned long afunix_rlimit_nofile(void)
+{
+	return rlimit(RLIMIT_NOFILE);
+}
+
+/* The collector's lock: a lock class of its own. */
+void afunix_gc_lock_init(spinlock_t *gc_lock)
+{
+	spin_lock_init(gc_lock);
+}
+
+/* The collector's list of sockets in flight (list.h is all inlines). */
+void afunix_list_init(struct list_head *list)
+{
+	INIT_LIST_HEAD(list);
+}
+
+void afunix_list_add_tail(struct list_head *entry, struct list_head *head)
+{
+	list_add_tail(entry, head);
+}
+
+void afunix_list_del(struct list_head *entry)
+{
+	list_del(entry);
+}
+
+/* The collector's hit list: skb queue inlines, used under the queues' locks. */
+void afunix_skb_queue_head_init(struct sk_buff_head *list)
+{
+	__skb_queue_head_init(list);
+}
+
+void afunix_skb_queue_splice_tail_init(struct sk_buff_head *list, struct sk_buff_head *head)
+{
+	skb_queue_splice_tail_init(list, head);
+}
+
+struct sk_buff *afunix_skb_dequeue_unlocked(struct sk_buff_head *list)
+{
+	return __skb_dequeue(list);
+}
+
+struct sk_buff *afunix_skb_peek(struct sk_buff_head *list)
+{
+	return skb_peek(list);
+}
+
+struct sk_buff *afunix_skb_peek_next(struct sk_buff *skb, struct sk_buff_head *list)
+{
+	return skb_peek_next(skb, list);
+}

@@ -8,11 +8,11 @@
 //!
 //! Safe code only: the C API is reached through [`crate::scm`] and [`crate::sock`].
 //!
-//! `SCM_RIGHTS` is not implemented yet: a message passing at least one fd fails with
-//! `EOPNOTSUPP` (AF_UNIX passes the fds).
+//! The files of `SCM_RIGHTS` are collected here into an [`FdList`]; [`crate::gc`]
+//! attaches them to the skb and counts them in flight.
 
 use crate::bindings;
-use crate::error::EOPNOTSUPP;
+use crate::files::{FdList, SCM_MAX_FD};
 use crate::scm::{self, cap, Creds, Kgid, Kuid, Pid};
 use crate::sock::{msg, Msg, Skb, SkbView, Sock, StateGuard};
 use kernel::error::{code::*, Result};
@@ -23,8 +23,6 @@ const SOL_SOCKET: i32 = bindings::AFUNIX_SOL_SOCKET as i32;
 const SCM_RIGHTS: i32 = bindings::AFUNIX_SCM_RIGHTS as i32;
 /// `SCM_CREDENTIALS`.
 const SCM_CREDENTIALS: i32 = bindings::AFUNIX_SCM_CREDENTIALS as i32;
-/// `SCM_MAX_FD`: fds in one message at most.
-const SCM_MAX_FD: usize = bindings::AFUNIX_SCM_MAX_FD as usize;
 /// `sizeof(struct cmsghdr)`: `cmsg_len` (a `size_t`), `cmsg_level`, `cmsg_type`.
 const CMSGHDR: usize = bindings::AFUNIX_CMSGHDR_SIZE as usize;
 /// `sizeof(struct compat_cmsghdr)`.
@@ -123,18 +121,26 @@ fn no_creds() -> Creds {
     }
 }
 
+/// What the control messages of a send carry (AF_UNIX's `struct scm_cookie`).
+pub(crate) struct SendScm {
+    /// The credentials claimed (none: no pid, invalid ids).
+    pub(crate) creds: Creds,
+    /// The files of `SCM_RIGHTS`, if any.
+    pub(crate) fds: Option<FdList>,
+}
+
 /// Parses the control messages of a send (`scm_send()`): the credentials the message
-/// claims, checked. Levels other than `SOL_SOCKET` are skipped; `EINVAL` for a
-/// malformed header, an unknown `SOL_SOCKET` type or a wrong `SCM_CREDENTIALS` length;
+/// claims, checked, and the files it passes. Levels other than `SOL_SOCKET` are
+/// skipped; `EINVAL` for a malformed header, an unknown `SOL_SOCKET` type, a wrong
+/// `SCM_CREDENTIALS` length, more than `SCM_MAX_FD` fds or an io_uring fd;
 /// `EPERM`/`ESRCH` for credentials the caller may not claim or an unknown pid; `EBADF`
-/// for an fd that is not open; `EOPNOTSUPP` for fds (`SCM_RIGHTS`, not implemented),
-/// once the rest is valid.
-pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
+/// for an fd that is not open.
+pub(crate) fn scm_send(m: &Msg) -> Result<SendScm> {
     let mut creds = no_creds();
     let Some(buf) = m.control()? else {
-        return Ok(creds);
+        return Ok(SendScm { creds, fds: None });
     };
-    let mut fds = 0usize;
+    let mut fds: Option<FdList> = None;
     for c in CmsgIter::new(buf) {
         let c = c?;
         if c.level != SOL_SOCKET {
@@ -145,18 +151,22 @@ pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
                 // `scm_fp_copy()`: an empty list passes nothing; at most SCM_MAX_FD in
                 // all.
                 let num = (c.len - CMSGHDR) / FD;
-                if num > 0 {
-                    if num > SCM_MAX_FD || fds + num > SCM_MAX_FD {
-                        return Err(EINVAL);
-                    }
-                    // Each fd must be open (`EBADF`), as `scm_fp_copy()` checks.
-                    for i in 0..num {
-                        let fd = read_u32(c.data, i * FD).map_or(-1, |fd| fd as i32);
-                        if !scm::fd_is_open(fd) {
-                            return Err(EBADF);
-                        }
-                    }
-                    fds += num;
+                if num == 0 {
+                    continue;
+                }
+                if num > SCM_MAX_FD {
+                    return Err(EINVAL);
+                }
+                let list = match &mut fds {
+                    Some(l) => l,
+                    None => fds.insert(FdList::new()?),
+                };
+                if list.len() + num > SCM_MAX_FD {
+                    return Err(EINVAL);
+                }
+                for i in 0..num {
+                    let fd = read_u32(c.data, i * FD).map_or(-1, |fd| fd as i32);
+                    list.push_fd(fd)?;
                 }
             }
             SCM_CREDENTIALS => {
@@ -181,10 +191,7 @@ pub(crate) fn scm_send(m: &Msg) -> Result<Creds> {
             _ => return Err(EINVAL),
         }
     }
-    if fds > 0 {
-        return Err(EOPNOTSUPP.into());
-    }
-    Ok(creds)
+    Ok(SendScm { creds, fds })
 }
 
 /// `scm_check_creds()`: a task may claim only the credentials it could set with
@@ -271,11 +278,13 @@ impl RecvCreds {
 }
 
 /// The control messages of a receive (`scm_recv_unix()`): `SCM_CREDENTIALS` with the
-/// credentials translated into the receiver's namespaces when it has `SO_PASSCRED`;
-/// `MSG_CTRUNC` when it asks for credentials but gave no control buffer.
-pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds) {
+/// credentials translated into the receiver's namespaces when it has `SO_PASSCRED`,
+/// then the files of `SCM_RIGHTS`, installed; `MSG_CTRUNC` when it asks for
+/// credentials or is passed files but gave no control buffer (the files are then
+/// closed).
+pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
     if !m.has_control() {
-        if sk.passcred() || sk.passsec() {
+        if sk.passcred() || sk.passsec() || fds.is_some() {
             m.add_flags(msg::CTRUNC);
         }
         return;
@@ -290,6 +299,9 @@ pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds) {
             }
         }
         m.put_cmsg(SOL_SOCKET, SCM_CREDENTIALS, &ucred);
+    }
+    if let Some(fds) = fds {
+        fds.install(m);
     }
     // `scm_pidfd_recv()`: `SCM_PIDFD` cannot be made from a module (`pidfd_prepare` is
     // not exported); only its truncation flag is reproduced.

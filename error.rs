@@ -29,6 +29,7 @@ errnos! {
     ESOCKTNOSUPPORT = 94, "Socket type not supported.";
     EOPNOTSUPP = 95, "Operation not supported on transport endpoint.";
     EAFNOSUPPORT = 97, "Address family not supported by protocol.";
+    ETOOMANYREFS = 109, "Too many references: cannot splice.";
     ECONNRESET = 104, "Connection reset by peer.";
     EISCONN = 106, "Transport endpoint is already connected.";
     ENOTCONN = 107, "Transport endpoint is not connected.";

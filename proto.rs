@@ -11,6 +11,7 @@ use crate::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
     ESOCKTNOSUPPORT,
 };
+use crate::gc;
 use crate::names;
 use crate::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb, Sock,
@@ -128,6 +129,8 @@ fn release_sock(sk: &Sock, embryo: bool) {
     // Throw out the buffers; a listener's queue holds embryos, released with it.
     sk.purge_rcvq(|e| release_sock(&e, true));
     sk.release_path();
+    // Fds in flight may now be part of a cycle no one can receive.
+    gc::on_release();
 }
 
 /// `socketpair()`: joins two new sockets back to back.
@@ -439,6 +442,7 @@ fn dgram_disconnected(sk: &Sock, other: &Sock) {
 /// connected peer, or to the socket a name designates.
 pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
     let scm = cmsg::scm_send(m)?;
+    gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
     if flags & msg::OOB != 0 {
         return Err(EOPNOTSUPP.into());
@@ -463,6 +467,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len = (len - max_alloc).min(MAX_SKB_FRAGS * PAGE_SIZE);
         data_len = data_len.next_multiple_of(PAGE_SIZE);
     }
+    let (creds, fds) = (scm.creds, scm.fds);
     let mut skb = Skb::alloc_from_msg(
         sk,
         m,
@@ -470,9 +475,12 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len.min(len),
         flags & msg::DONTWAIT != 0,
         PAGE_ALLOC_COSTLY_ORDER,
+        |skb| {
+            skb.set_creds(&creds);
+            fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
+        },
     )?;
-    skb.set_creds(&scm);
-    drop(scm);
+    drop(creds);
     let mut timeo = sk.sndtimeo(flags & msg::DONTWAIT != 0);
 
     loop {
@@ -587,6 +595,14 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
         }
         return Err(err);
     };
+    let mut skb = skb;
+    // Out of the queue, out of flight (`scm_stat_del()`); a peek duplicates them
+    // after the copy.
+    let mut fds = if flags & msg::PEEK == 0 {
+        gc::detach(&mut skb, sk)
+    } else {
+        None
+    };
     wakeup::wake_writers(sk);
     m.set_name(skb.view().sender_addr());
 
@@ -606,8 +622,9 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
             sk.peek_offset_bwd(skb_len);
         } else {
             sk.peek_offset_fwd(n);
+            fds = skb.view().fds().and_then(gc::peek);
         }
-        cmsg::scm_recv(sk, m, &scm);
+        cmsg::scm_recv(sk, m, &scm, fds);
     }
     skb.free_datagram(sk);
     drop(io);
@@ -626,6 +643,7 @@ pub(crate) fn seqpacket_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32)
 /// `sendmsg()` of a stream socket (`unix_stream_sendmsg()`).
 pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
     let scm = cmsg::scm_send(m)?;
+    gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
     if flags & msg::OOB != 0 {
         return Err(EOPNOTSUPP.into());
@@ -646,6 +664,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
     let (_, max_head0, frags_sz) = skb_limits();
     let order = frags_sz.trailing_zeros() as i32 - 12;
     let mut sent = 0usize;
+    let mut fds = scm.fds;
     while sent < len {
         // Keep two messages in the pipe so it schedules better.
         let half = ((sk.sndbuf() >> 1) - 64).max(0) as usize;
@@ -654,12 +673,24 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
             .saturating_sub(max_head0)
             .next_multiple_of(PAGE_SIZE)
             .min(size);
-        let mut skb =
-            match Skb::alloc_from_msg(sk, m, size, data_len, flags & msg::DONTWAIT != 0, order) {
-                Ok(skb) => skb,
-                Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
-            };
-        skb.set_creds(&scm);
+        // The fds go with the first skb only.
+        let first_fds = fds.take();
+        let prepare = |skb: &mut Skb| {
+            skb.set_creds(&scm.creds);
+            first_fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
+        };
+        let mut skb = match Skb::alloc_from_msg(
+            sk,
+            m,
+            size,
+            data_len,
+            flags & msg::DONTWAIT != 0,
+            order,
+            prepare,
+        ) {
+            Ok(skb) => skb,
+            Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
+        };
 
         let g = other.lock();
         if other.is_dead() || other.shutdown() & shut::RCV != 0 {
@@ -708,6 +739,9 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     // credentials is never glued on.
     let mut scm = RecvCreds::zeroed();
     let mut check_creds = false;
+    // The files of `SCM_RIGHTS` read (or duplicated by a peek): a read stops after the
+    // skb that carries them.
+    let mut fds = None;
     // A signal while waiting: no control messages (AF_UNIX returns before them).
     let mut interrupted = false;
 
@@ -802,14 +836,25 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
         copied += chunk;
         left -= chunk;
         if peek {
+            let carried = s.fds().map(gc::peek);
             sk.peek_offset_fwd(chunk);
+            if let Some(dup) = carried {
+                fds = dup;
+                break;
+            }
         } else {
             s.consume(&io, chunk as u32);
             sk.peek_offset_bwd(chunk);
+            if let Some(f) = gc::detach_queued(&s, &io) {
+                fds = Some(f);
+            }
             if s.unread() != 0 {
                 break;
             }
             io.unlink_consume(s);
+            if fds.is_some() {
+                break;
+            }
         }
         if left == 0 {
             break;
@@ -817,12 +862,23 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     }
     drop(io);
     if !interrupted {
-        cmsg::scm_recv(sk, m, &scm);
+        cmsg::scm_recv(sk, m, &scm, fds);
     }
 
     match err {
         Some(e) if copied == 0 => Err(e),
         _ => Ok(copied),
+    }
+}
+
+/// The `scm_fds:` of fdinfo (`unix_show_fdinfo()`): fds queued and not received, on a
+/// datagram socket or a connected one; for a listener, on its embryos; else 0.
+pub(crate) fn fdinfo_fds(sk: &Sock) -> u32 {
+    let st = sk.state();
+    if sk.sk_type() == sock_type::DGRAM || st == state::ESTABLISHED || st == state::LISTEN {
+        sk.queued_fds()
+    } else {
+        0
     }
 }
 

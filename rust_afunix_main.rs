@@ -17,6 +17,8 @@ mod autobind;
 mod bindings;
 mod cmsg;
 mod error;
+mod files;
+mod gc;
 mod hash;
 mod names;
 mod netns;
@@ -176,8 +178,11 @@ struct RustAfUnix {
     tables: Pin<KBox<Tables>>,
     /// The global pathname table (published in `hash` while the family is registered).
     _bsd: Pin<KBox<hash::BsdTable>>,
-    /// The workqueue of the table resizes; destroyed after the pernet exits.
+    /// The workqueue of the table resizes and the collector's runs; destroyed after
+    /// the pernet exits.
     _queue: netns::OwnedQueue,
+    /// The collector of fds in flight; freed after the workqueue (its runs) is gone.
+    _gc: gc::GcHandle,
 }
 
 impl kernel::Module for RustAfUnix {
@@ -193,6 +198,7 @@ impl kernel::Module for RustAfUnix {
         }
         // Made first and destroyed last: the netns tables queue their resizes on it.
         let queue = netns::OwnedQueue::new()?;
+        let gc = gc::GcHandle::new()?;
         let bsd = KBox::pin_init(hash::BsdTable::new(), GFP_KERNEL)?;
         // SAFETY: `bsd` stays pinned in the module until after `sock_unregister`, when it
         // is withdrawn (in `drop`, or below on failure).
@@ -213,6 +219,7 @@ impl kernel::Module for RustAfUnix {
                 tables,
                 _bsd: bsd,
                 _queue: queue,
+                _gc: gc,
             }),
             Err(e) => {
                 // SAFETY: No socket of this family exists.

@@ -215,6 +215,21 @@ pub(crate) mod cap {
     pub(crate) const SETUID: u32 = bindings::CAP_SETUID;
     /// `CAP_SETGID`.
     pub(crate) const SETGID: u32 = bindings::CAP_SETGID;
+    /// `CAP_SYS_RESOURCE`.
+    pub(crate) const SYS_RESOURCE: u32 = bindings::AFUNIX_CAP_SYS_RESOURCE;
+}
+
+/// `capable(cap)`: the capability in the initial user namespace (marks the task as
+/// having used it when it has it).
+pub(crate) fn capable(cap: u32) -> bool {
+    // SAFETY: No requirements.
+    unsafe { bindings::capable(cap as c_int) }
+}
+
+/// `rlimit(RLIMIT_NOFILE)` of the calling task.
+pub(crate) fn rlimit_nofile() -> u64 {
+    // SAFETY: No requirements.
+    unsafe { bindings::afunix_rlimit_nofile() as u64 }
 }
 
 /// `ns_capable(current_user_ns(), cap)` (marks the task as having used the capability
@@ -243,22 +258,4 @@ unsafe fn ns_capable_of(ns: *mut bindings::pid_namespace, cap: u32) -> bool {
     }
     // SAFETY: `ns` is live (safety requirements) and holds its user namespace.
     unsafe { bindings::ns_capable((*ns).user_ns, cap as c_int) }
-}
-
-/// Whether `fd` is an open file of the caller (`fget_raw()`, which allows `O_PATH`
-/// files, then `fput()`): the check `scm_fp_copy()` makes of each fd of `SCM_RIGHTS`.
-pub(crate) fn fd_is_open(fd: i32) -> bool {
-    let Ok(fd) = u32::try_from(fd) else {
-        return false;
-    };
-    // SAFETY: Looks the fd up in the caller's table; a file found is held, and put
-    // right away.
-    unsafe {
-        let file = bindings::fget_raw(fd);
-        if file.is_null() {
-            return false;
-        }
-        bindings::fput(file);
-    }
-    true
 }

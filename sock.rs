@@ -9,14 +9,18 @@
 use crate::addr::{Address, SunAddr, SUN_LEN};
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
+use crate::files::{FdList, Fds};
 use crate::scm::{Creds, Kgid, Kuid, Pid};
 use crate::sync::SpinGuard;
 use crate::vfs::HeldPath;
 use core::ffi::c_int;
+use core::pin::Pin;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
+use kernel::alloc::{flags::GFP_KERNEL, KBox};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
+use kernel::init::InPlaceInit;
 use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
@@ -135,6 +139,16 @@ pub(crate) struct UnixSock {
     pub(crate) hash: kernel::ffi::c_uint,
     /// The full hash of an abstract name, compared before the name itself.
     pub(crate) name_hash: kernel::ffi::c_uint,
+    /// Fds queued on this socket with `SCM_RIGHTS` and not received yet (AF_UNIX's
+    /// `scm_stat.nr_fds`, shown as `scm_fds:` in fdinfo); atomic.
+    pub(crate) nr_fds: kernel::ffi::c_uint,
+    /// The collector's fields, under its lock ([`InflightList`]): the link in its list
+    /// of sockets in flight, while `inflight` is not 0.
+    pub(crate) gc_link: bindings::list_head,
+    /// References to this socket's file held by fd lists in flight.
+    pub(crate) inflight: kernel::ffi::c_ulong,
+    /// The socket's index among the candidates of the collector's current run.
+    pub(crate) gc_index: kernel::ffi::c_uint,
 }
 
 /// The module's part of an skb's control block (`skb->cb`).
@@ -151,6 +165,13 @@ pub(crate) struct SkbCb {
     pub(crate) uid: bindings::kuid_t,
     /// With `pid`, the credentials' group (`INVALID_GID` without credentials).
     pub(crate) gid: bindings::kgid_t,
+    /// The files of `SCM_RIGHTS` (AF_UNIX's `UNIXCB(skb).fp`): an fd list in flight,
+    /// accounted by [`crate::gc`], or NULL. Read by the collector under its lock and
+    /// the queue's lock; taken from a queued skb only under both the reader lock and
+    /// the collector's lock.
+    pub(crate) fp: *mut bindings::scm_fp_list,
+    /// With `fp`, the sending user, whose count of fds in flight includes them.
+    pub(crate) fp_uid: bindings::kuid_t,
 }
 
 // The module's part must fit in the skb's control block.
@@ -557,7 +578,8 @@ impl Sock {
         // SAFETY: A field of a live socket.
         let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
-        // `sock_init_data`; it is innermost: nothing is locked under it.
+        // `sock_init_data`. Only an embryo's queue lock is taken under it (by the
+        // collector, `rcvq_lock_embryo`), and that one nested.
         let _lock = unsafe { SpinGuard::lock(lock) };
         RcvqGuard { sk: self, _lock }
     }
@@ -814,8 +836,12 @@ impl Sock {
         usize::try_from(lowat).unwrap_or(1)
     }
 
-    /// Appends `skb` to the receive queue.
+    /// Appends `skb` to the receive queue (counting its fds in `scm_fds:`).
     pub(crate) fn queue_tail(&self, skb: Skb) {
+        let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
+        if fds != 0 {
+            self.nr_fds().fetch_add(fds, Ordering::Relaxed);
+        }
         // SAFETY: `self` is a live socket; the queue takes over the skb.
         unsafe {
             bindings::skb_queue_tail(
@@ -823,6 +849,30 @@ impl Sock {
                 skb.into_raw(),
             )
         };
+    }
+
+    /// `scm_fds:` of fdinfo: fds queued and not received yet.
+    fn nr_fds(&self) -> &core::sync::atomic::AtomicU32 {
+        // SAFETY: A field of a live socket, only accessed atomically.
+        unsafe { core::sync::atomic::AtomicU32::from_ptr(ptr::addr_of_mut!((*self.unix()).nr_fds)) }
+    }
+
+    /// The fds queued on this socket and not received yet (`scm_fds:` of fdinfo); for
+    /// a listener, those queued on its embryos (`unix_count_nr_fds()`).
+    pub(crate) fn queued_fds(&self) -> u32 {
+        if self.state() != state::LISTEN {
+            return self.nr_fds().load(Ordering::Relaxed);
+        }
+        let q = self.rcvq_lock();
+        let mut n = 0u32;
+        let mut skb = q.peek(None);
+        while let Some(s) = skb {
+            if let Some(e) = s.embryo() {
+                n = n.wrapping_add(e.nr_fds().load(Ordering::Relaxed));
+            }
+            skb = q.peek(Some(s));
+        }
+        n
     }
 
     /// Frees every skb of the receive queue, handing the embryos of a listener's queue
@@ -1427,6 +1477,17 @@ impl Msg {
         }
     }
 
+    /// The raw `struct msghdr`.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::msghdr {
+        self.0.as_ptr()
+    }
+
+    /// Whether the control buffer is the caller's user memory (a `recvmsg` syscall).
+    pub(crate) fn control_is_user(&self) -> bool {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_control_is_user() }
+    }
+
     /// On receive: whether the caller gave a control buffer (`msg_control` not NULL).
     pub(crate) fn has_control(&self) -> bool {
         // SAFETY: `self.0` is valid (type invariant); both members of the union are
@@ -1477,7 +1538,9 @@ impl Skb {
 
     /// Allocates an skb charged to `sk`'s send buffer, with `len` bytes of which
     /// `data_len` in page fragments, waiting for room unless `nonblock`
-    /// (`sock_alloc_send_pskb()`); then copies `len` bytes from `msg` into it.
+    /// (`sock_alloc_send_pskb()`); then calls `prepare` on it (credentials and fds, as
+    /// AF_UNIX's `unix_scm_to_skb()` before the copy) and copies `len` bytes from `msg`
+    /// into it.
     pub(crate) fn alloc_from_msg(
         sk: &Sock,
         msg: &mut Msg,
@@ -1485,6 +1548,7 @@ impl Skb {
         data_len: usize,
         nonblock: bool,
         order: i32,
+        prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<Skb> {
         let head = len.checked_sub(data_len).ok_or(Error::from(EMSGSIZE))?;
         let mut err: c_int = 0;
@@ -1503,7 +1567,7 @@ impl Skb {
             return Err(Error::from_errno(if err < 0 { err } else { -12 }));
         };
         // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
-        let skb = unsafe { Skb::from_raw(skb) };
+        let mut skb = unsafe { Skb::from_raw(skb) };
         let p = skb.0.as_ptr();
         // SAFETY: The skb has `head` bytes of tailroom and `data_len` bytes of frags, as
         // AF_UNIX lays them out (`skb_put` + `data_len`/`len`). Its `cb` is zeroed (no
@@ -1515,6 +1579,7 @@ impl Skb {
             (*p).data_len = data_len as u32;
             (*p).len = len as u32;
         }
+        prepare(&mut skb)?;
         let iter = msg.iter();
         // SAFETY: `p` has room for `len` bytes; `iter` is the message's iterator.
         to_result(unsafe { bindings::skb_copy_datagram_from_iter(p, 0, iter, len as c_int) })?;
@@ -1681,7 +1746,7 @@ impl Drop for Skb {
 }
 
 /// The destructor of the module's data skbs (AF_UNIX's `unix_wfree()`): puts the pid
-/// reference of the credentials, then gives the memory back to the sending socket
+/// reference of the credentials and the files of `SCM_RIGHTS`, then gives the memory back to the sending socket
 /// (`sock_wfree()`, which calls its `sk_write_space`).
 ///
 /// # Safety
@@ -1692,12 +1757,20 @@ unsafe extern "C" fn skb_wfree(skb: *mut bindings::sk_buff) {
     // SAFETY: `skb` is being freed, so no one else uses its `cb`, the module's; a
     // non-NULL pid is a reference the skb held. The skb is charged to its sender
     // (`sock_alloc_send_pskb`), which `sock_wfree` releases.
-    unsafe {
+    let fds = unsafe {
         let cb = SkbView::from_raw(skb).cb();
         let pid = core::mem::replace(&mut (*cb).pid, ptr::null_mut());
         bindings::put_pid(pid);
-        bindings::sock_wfree(skb);
+        let fp = core::mem::replace(&mut (*cb).fp, ptr::null_mut());
+        // SAFETY: A non-NULL `fp` is a list in flight that the skb owned.
+        NonNull::new(fp).map(|fp| (FdList::from_raw(fp), Kuid((*cb).fp_uid.val)))
+    };
+    // Out of flight before its files are put (`unix_destruct_scm()`).
+    if let Some((fds, uid)) = fds {
+        crate::gc::release(fds, uid);
     }
+    // SAFETY: The skb is charged to its sender (see above).
+    unsafe { bindings::sock_wfree(skb) };
 }
 
 /// The last skb of a receive queue that a reader saw: only compared, never followed.
@@ -1921,6 +1994,13 @@ impl Drop for BindGuard<'_> {
     }
 }
 
+/// `flush_work()`: waits for the last queueing of `work` to finish running.
+pub(crate) fn flush_work<T>(work: &kernel::workqueue::Work<T>) {
+    // SAFETY: `work` is an initialised work item, alive while borrowed; process
+    // context without locks (a sender before it queues).
+    unsafe { kernel::bindings::flush_work(kernel::workqueue::Work::raw_get(work)) };
+}
+
 /// `cond_resched()`.
 pub(crate) fn cond_resched() {
     // SAFETY: Process context, no spinlock held (callers).
@@ -1961,4 +2041,316 @@ pub(crate) fn autobind_bits() -> i32 {
 pub(crate) fn random_u32() -> u32 {
     // SAFETY: No requirements.
     unsafe { bindings::get_random_u32() }
+}
+
+/// `SCM_RIGHTS` on skbs, and what the collector reads of sockets in flight.
+impl Skb {
+    /// Attaches an fd list sent by `uid` to a data skb of [`Skb::alloc_from_msg`], not
+    /// queued yet (AF_UNIX's `unix_attach_fds()`); the list must be accounted as in
+    /// flight (see [`crate::gc::attach`]) before, and is put by the skb's destructor
+    /// unless taken back.
+    pub(crate) fn set_fds(&mut self, fds: FdList, uid: Kuid) {
+        let cb = self.view().cb();
+        // SAFETY: We own the skb and it is not queued: no one else reads its `cb`.
+        // A data skb of `alloc_from_msg` starts with a NULL `fp`.
+        unsafe {
+            (*cb).fp = fds.into_raw();
+            (*cb).fp_uid = bindings::kuid_t { val: uid.0 };
+        }
+    }
+
+    /// Takes the fd list out of an skb this value owns (unlinked: the collector cannot
+    /// see it), with its sender, and counts the fds out of `sk`'s `scm_fds:` (`sk` is
+    /// the socket it was queued on).
+    pub(crate) fn take_fds(&mut self, sk: &Sock) -> Option<(FdList, Kuid)> {
+        let cb = self.view().cb();
+        // SAFETY: We own the skb and it is off every queue; a non-NULL `fp` is a list
+        // of `FdList::into_raw` that the skb owned.
+        let (fp, uid) = unsafe {
+            let fp = NonNull::new(core::mem::replace(&mut (*cb).fp, ptr::null_mut()))?;
+            (FdList::from_raw(fp), Kuid((*cb).fp_uid.val))
+        };
+        sk.nr_fds().fetch_sub(fp.len() as u32, Ordering::Relaxed);
+        Some((fp, uid))
+    }
+}
+
+impl QueuedSkb<'_> {
+    /// Takes the fd list out of a stream skb that stays queued, with its sender. The
+    /// collector reads `fp` of queued skbs under its lock: `_gc` is that lock's proof.
+    pub(crate) fn take_fds(
+        &self,
+        io: &IoGuard<'_>,
+        _gc: &mut InflightList,
+    ) -> Option<(FdList, Kuid)> {
+        let cb = self.cb();
+        // SAFETY: The skb is queued on `io`'s socket, whose reader lock is held (only
+        // its holder takes `fp` there), and the collector's lock is held (it reads `fp`
+        // under it). A non-NULL `fp` is a list of `FdList::into_raw` the skb owned.
+        let (fp, uid) = unsafe {
+            let fp = NonNull::new(core::mem::replace(&mut (*cb).fp, ptr::null_mut()))?;
+            (FdList::from_raw(fp), Kuid((*cb).fp_uid.val))
+        };
+        io.sk.nr_fds().fetch_sub(fp.len() as u32, Ordering::Relaxed);
+        Some((fp, uid))
+    }
+}
+
+impl SkbView {
+    /// The fd list the skb carries, if any.
+    ///
+    /// Its holder must keep the list from being taken meanwhile: it owns the skb
+    /// unqueued, holds a peeked datagram with the reader lock, is the reader of a
+    /// queued stream skb, or is the collector (under its lock and the queue's lock).
+    pub(crate) fn fds(&self) -> Option<&Fds> {
+        // SAFETY: `cb` is the module's; a non-NULL `fp` is a list the skb owns, which
+        // stays while the skb is borrowed (see above).
+        unsafe { NonNull::new((*self.cb()).fp).map(|p| Fds::from_raw(p.as_ptr())) }
+    }
+
+    /// The embryo a carrier skb (of a listener's queue) brings, borrowed with it.
+    fn embryo(&self) -> Option<&Sock> {
+        // SAFETY: `cb` is the module's. A carrier holds a reference to its embryo,
+        // which is `skb->sk` (see `Skb::take_embryo`), for as long as it is queued.
+        unsafe {
+            if (*self.cb()).embryo == 0 {
+                return None;
+            }
+            let sk = bindings::afunix_skb_sock(self.as_ptr());
+            (!sk.is_null()).then(|| Sock::from_raw(sk))
+        }
+    }
+}
+
+/// The collector's list of the sockets of this family in flight (their file is in an
+/// fd list in flight), and their per-socket fields (`gc_link`, `inflight`, `gc_index`
+/// of `UnixSock`).
+///
+/// It lives inside the collector's lock ([`crate::gc`]): a `&InflightList` or
+/// `&mut InflightList` is the proof that the lock is held, and is the only way to the
+/// per-socket fields.
+///
+/// # Invariants
+///
+/// `head` is an initialised list head whose entries are the `gc_link`s of the sockets
+/// whose `inflight` is not 0. Each such socket is alive: a list in flight holds its
+/// file, and the list is taken out of flight ([`InflightList::put`]) before it puts
+/// the file.
+pub(crate) struct InflightList {
+    head: Pin<KBox<Opaque<bindings::list_head>>>,
+}
+
+// SAFETY: The list is only used under the collector's lock, from any thread.
+unsafe impl Send for InflightList {}
+
+/// The index of a socket that is not a candidate of the collector's run.
+pub(crate) const NOT_CANDIDATE: u32 = u32::MAX;
+
+impl InflightList {
+    /// An empty list.
+    pub(crate) fn new() -> Result<InflightList> {
+        let head = KBox::pin_init(
+            Opaque::ffi_init(|p| {
+                // SAFETY: `p` is the head's storage, initialised here.
+                unsafe { bindings::afunix_list_init(p) }
+            }),
+            GFP_KERNEL,
+        )?;
+        // INVARIANT: Initialised, empty.
+        Ok(InflightList { head })
+    }
+
+    fn fields(sk: &Sock) -> *mut UnixSock {
+        sk.unix()
+    }
+
+    /// One more reference to `sk`'s file goes in flight; true if it was not in flight.
+    pub(crate) fn get(&mut self, sk: &Sock) -> bool {
+        let u = Self::fields(sk);
+        // SAFETY: The collector's lock is held (`&mut self`), which guards these
+        // fields; `sk` is alive (borrowed).
+        unsafe {
+            (*u).inflight += 1;
+            if (*u).inflight == 1 {
+                bindings::afunix_list_add_tail(ptr::addr_of_mut!((*u).gc_link), self.head.get());
+                return true;
+            }
+        }
+        false
+    }
+
+    /// One reference to `sk`'s file leaves flight (before it is put); true if it was
+    /// the last.
+    pub(crate) fn put(&mut self, sk: &Sock) -> bool {
+        let u = Self::fields(sk);
+        // SAFETY: As in `get`. A socket whose file was in flight is on the list.
+        unsafe {
+            if (*u).inflight == 0 {
+                return false;
+            }
+            (*u).inflight -= 1;
+            if (*u).inflight == 0 {
+                bindings::afunix_list_del(ptr::addr_of_mut!((*u).gc_link));
+                return true;
+            }
+        }
+        false
+    }
+
+    /// References to `sk`'s file in flight.
+    pub(crate) fn inflight(&self, sk: &Sock) -> usize {
+        // SAFETY: As in `get` (`&self`: the lock is held, no writer).
+        unsafe { (*Self::fields(sk)).inflight }
+    }
+
+    /// All references to the file of `sk`, a socket in flight (`file_count()`).
+    pub(crate) fn file_refs(&self, sk: &Sock) -> usize {
+        // SAFETY: A socket in flight has its `struct socket` and file, held by a list
+        // in flight, which cannot leave flight while the lock (`&self`) is held.
+        unsafe {
+            let sock = (*sk.as_ptr()).sk_socket;
+            if sock.is_null() || (*sock).file.is_null() {
+                return usize::MAX;
+            }
+            bindings::afunix_file_count((*sock).file) as usize
+        }
+    }
+
+    /// The socket's index among the candidates of this run.
+    pub(crate) fn index(&self, sk: &Sock) -> u32 {
+        // SAFETY: As in `inflight`.
+        unsafe { (*Self::fields(sk)).gc_index }
+    }
+
+    /// Sets the socket's index among the candidates of this run.
+    pub(crate) fn set_index(&self, sk: &Sock, i: u32) {
+        // SAFETY: As in `inflight`; the lock is held by this thread, which is the only
+        // one to reach this field, and no reference to it exists.
+        unsafe { (*Self::fields(sk)).gc_index = i };
+    }
+
+    /// The sockets in flight.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Sock> {
+        let head = self.head.get();
+        // SAFETY: The list is initialised (type invariant); read under the lock.
+        let mut pos = unsafe { (*head).next };
+        core::iter::from_fn(move || {
+            if pos == head {
+                return None;
+            }
+            // SAFETY: `pos` is the `gc_link` of a socket in flight (type invariant),
+            // alive while the lock (`&self`) is held. CAST: `container_of`.
+            unsafe {
+                let off = core::mem::offset_of!(UnixSock, gc_link);
+                let u = pos.cast::<u8>().sub(off).cast::<UnixSock>();
+                pos = (*pos).next;
+                Some(Sock::from_raw(ptr::addr_of_mut!((*u).sk)))
+            }
+        })
+    }
+}
+
+impl Sock {
+    /// Calls `f` with each fd list queued on this socket, or for a listener on its
+    /// embryos (whose fds the listener holds until it accepts them), under the queues'
+    /// locks; `_gc` is the proof that the collector's lock is held.
+    pub(crate) fn scan_fds(&self, _gc: &InflightList, mut f: impl FnMut(&Fds)) {
+        let listener = self.state() == state::LISTEN;
+        let q = self.rcvq_lock();
+        let mut skb = q.peek(None);
+        while let Some(s) = skb {
+            if listener {
+                if let Some(e) = s.embryo() {
+                    let eq = e.rcvq_lock_embryo();
+                    let mut es = eq.peek(None);
+                    while let Some(x) = es {
+                        if let Some(fds) = x.fds() {
+                            f(fds);
+                        }
+                        es = eq.peek(Some(x));
+                    }
+                }
+            } else if let Some(fds) = s.fds() {
+                f(fds);
+            }
+            skb = q.peek(Some(s));
+        }
+    }
+
+    /// Moves every skb queued on this socket, or for a listener on its embryos, to
+    /// `hit` (the collector's hit list, AF_UNIX's `unix_collect_skb()`).
+    pub(crate) fn splice_queues(&self, _gc: &InflightList, hit: &SkbList) {
+        let listener = self.state() == state::LISTEN;
+        let q = self.rcvq_lock();
+        if !listener {
+            // SAFETY: The queue's lock is held; `hit` is the collector's private list.
+            unsafe { bindings::afunix_skb_queue_splice_tail_init(self.rcvq_ptr(), hit.as_ptr()) };
+            return;
+        }
+        let mut skb = q.peek(None);
+        while let Some(s) = skb {
+            if let Some(e) = s.embryo() {
+                let _eq = e.rcvq_lock_embryo();
+                // SAFETY: The embryo's queue lock is held; `hit` is private.
+                unsafe { bindings::afunix_skb_queue_splice_tail_init(e.rcvq_ptr(), hit.as_ptr()) };
+            }
+            skb = q.peek(Some(s));
+        }
+    }
+
+    fn rcvq_ptr(&self) -> *mut bindings::sk_buff_head {
+        // SAFETY: A field of a live socket.
+        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue) }
+    }
+
+    /// Takes the lock of an embryo's receive queue under its listener's
+    /// (listener before embryo: the inverse order never happens).
+    fn rcvq_lock_embryo(&self) -> RcvqGuard<'_> {
+        // SAFETY: A field of a live socket.
+        let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
+        // SAFETY: The lock of the receive queue of a live socket, initialised by
+        // `sock_init_data`, taken nested in its listener's queue lock.
+        let _lock = unsafe { SpinGuard::lock_nested(lock) };
+        RcvqGuard { sk: self, _lock }
+    }
+}
+
+/// A private list of skbs (the collector's hit list), freed on drop.
+///
+/// # Invariants
+///
+/// `self.0` is an initialised `sk_buff_head` that owns its skbs; no one else uses it.
+pub(crate) struct SkbList(Pin<KBox<Opaque<bindings::sk_buff_head>>>);
+
+impl SkbList {
+    /// An empty list.
+    pub(crate) fn new() -> Result<SkbList> {
+        let head = KBox::pin_init(
+            Opaque::ffi_init(|p| {
+                // SAFETY: `p` is the head's storage, initialised here.
+                unsafe { bindings::afunix_skb_queue_head_init(p) }
+            }),
+            GFP_KERNEL,
+        )?;
+        // INVARIANT: Initialised and empty.
+        Ok(SkbList(head))
+    }
+
+    fn as_ptr(&self) -> *mut bindings::sk_buff_head {
+        self.0.get()
+    }
+}
+
+impl Drop for SkbList {
+    fn drop(&mut self) {
+        loop {
+            // SAFETY: A private list (type invariant): no lock is needed.
+            let skb = unsafe { bindings::afunix_skb_dequeue_unlocked(self.as_ptr()) };
+            let Some(skb) = NonNull::new(skb) else {
+                return;
+            };
+            // SAFETY: Dequeued from a list that owned it.
+            drop(unsafe { Skb::from_raw(skb) });
+        }
+    }
 }

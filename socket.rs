@@ -321,6 +321,23 @@ unsafe extern "C" fn set_peek_off(sk: *mut bindings::sock, val: c_int) -> c_int 
     })
 }
 
+/// `proto_ops::show_fdinfo`: the `scm_fds:` line of `/proc/<pid>/fdinfo/<fd>`.
+///
+/// # Safety
+///
+/// Only called by the core, with the seq_file being shown and a live socket of this
+/// family.
+unsafe extern "C" fn show_fdinfo(m: *mut bindings::seq_file, sock: *mut bindings::socket) {
+    // SAFETY: The core passes a live socket of this family.
+    let sock = unsafe { Socket::from_raw(sock) };
+    let Some(sk) = sock.sk() else {
+        return;
+    };
+    let n: core::ffi::c_uint = crate::proto::fdinfo_fds(sk);
+    // SAFETY: `m` is the seq_file being shown; the argument matches the format.
+    unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".as_ptr().cast(), n) };
+}
+
 /// `O_NONBLOCK`, in the flags of connect and accept.
 const O_NONBLOCK: c_int = bindings::O_NONBLOCK as c_int;
 
@@ -365,6 +382,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
         recvmsg: Some(Adapter::<T>::recvmsg),
         mmap: Some(bindings::sock_no_mmap),
         set_peek_off: Some(set_peek_off),
+        show_fdinfo: Some(show_fdinfo),
         ..Default::default()
     }
 }

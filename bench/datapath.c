@@ -14,6 +14,15 @@
  *	datapath messaging FAMILY G L	hackbench-style: G groups of 10 senders and 10
  *					receivers, each sender writes L 100-byte
  *					messages to each receiver of its group
+ *	datapath fdpass FAMILY NFDS N	a writer sends N 1-byte messages of NFDS fds
+ *					each (SCM_RIGHTS) over a stream socketpair, a
+ *					reader receives and closes them
+ *	datapath gc FAMILY HELD R	HELD sockets in flight, held from outside
+ *					(queued on a socket the program holds); then R
+ *					times: a pair whose one end is queued on itself
+ *					is closed, and the time until the collector has
+ *					freed it is taken (median, from the family's
+ *					count in /proc/net/protocols)
  *
  * FAMILY is "unix" (AF_UNIX) or "ours" (the module's family). Each run starts in a new
  * network namespace.
@@ -26,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -274,12 +284,165 @@ static int messaging(int family, int groups, int loops, const char *fam)
 	return 0;
 }
 
+/* Sends one byte and `n` fds; exits on error. */
+static void send_fds(int sock, const int *fds, int n)
+{
+	union {
+		char buf[CMSG_SPACE(253 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = "f", .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = CMSG_SPACE(n * sizeof(int)),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	if (sendmsg(sock, &mh, 0) != 1)
+		die("sendmsg");
+}
+
+/* Receives one byte and its fds, and closes them; returns how many came. */
+static int recv_close_fds(int sock)
+{
+	union {
+		char buf[CMSG_SPACE(253 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char b;
+	struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	int n = 0, i, fd;
+
+	if (recvmsg(sock, &mh, 0) != 1)
+		die("recvmsg");
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		for (i = 0; i < (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int)); i++) {
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			close(fd);
+			n++;
+		}
+	return n;
+}
+
+static int fdpass(int family, int nfds, int n, const char *fam)
+{
+	int sv[2], fds[253], i, got = 0;
+	double t0, t1;
+	pid_t pid;
+
+	if (nfds < 1 || nfds > 253)
+		die("nfds");
+	for (i = 0; i < nfds; i++)
+		fds[i] = STDERR_FILENO;
+	if (socketpair(family, SOCK_STREAM, 0, sv))
+		die("socketpair");
+	t0 = now();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		for (i = 0; i < n; i++)
+			send_fds(sv[1], fds, nfds);
+		_exit(0);
+	}
+	for (i = 0; i < n; i++)
+		got += recv_close_fds(sv[0]);
+	t1 = now();
+	waitpid(pid, NULL, 0);
+	if (got != n * nfds)
+		die("fds lost");
+	printf("{\"bench\": \"fdpass\", \"family\": \"%s\", \"nfds\": %d, \"msgs\": %d, "
+	       "\"elapsed_s\": %.4f, \"msgs_per_s\": %.0f, \"fds_per_s\": %.0f}\n",
+	       fam, nfds, n, t1 - t0, n / (t1 - t0), n * nfds / (t1 - t0));
+	return 0;
+}
+
+/* The family's sockets in this netns, both protocols, from /proc/net/protocols. */
+static int count_sockets(int family)
+{
+	const char *d = family == AF_UNIX ? "UNIX " : "RUST_AFUNIX ";
+	const char *s = family == AF_UNIX ? "UNIX-STREAM " : "RUST_AFUNIX-STREAM ";
+	FILE *f = fopen("/proc/net/protocols", "r");
+	char line[512];
+	int total = 0, size, n;
+
+	if (!f)
+		die("/proc/net/protocols");
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, d, strlen(d)) &&
+		    sscanf(line + strlen(d), "%d %d", &size, &n) == 2)
+			total += n;
+		if (!strncmp(line, s, strlen(s)) &&
+		    sscanf(line + strlen(s), "%d %d", &size, &n) == 2)
+			total += n;
+	}
+	fclose(f);
+	return total;
+}
+
+static int gc(int family, int held, int reps, const char *fam)
+{
+	struct rlimit rl = { .rlim_cur = held + 1024, .rlim_max = held + 1024 };
+	long long *lat = calloc(reps, sizeof(*lat));
+	int holder[2], pair[2], *socks = calloc(held, sizeof(int));
+	int i, k, base;
+
+	if (!lat || !socks)
+		die("calloc");
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit");
+	if (socketpair(family, SOCK_STREAM, 0, holder))
+		die("socketpair");
+	for (i = 0; i < held; i++) {
+		socks[i] = socket(family, SOCK_DGRAM, 0);
+		if (socks[i] < 0)
+			die("socket");
+	}
+	/* 253 per message, queued on holder[1]; then closed here: only in flight */
+	for (i = 0; i < held; i += 253) {
+		k = held - i < 253 ? held - i : 253;
+		send_fds(holder[0], socks + i, k);
+		for (k--; k >= 0; k--)
+			close(socks[i + k]);
+	}
+	base = count_sockets(family);
+	for (i = 0; i < reps; i++) {
+		long long t0;
+
+		if (socketpair(family, SOCK_STREAM, 0, pair))
+			die("socketpair");
+		send_fds(pair[1], &pair[0], 1);
+		if (count_sockets(family) != base + 2)
+			die("count");
+		close(pair[0]);
+		t0 = now_ns();
+		close(pair[1]);
+		while (count_sockets(family) != base)
+			usleep(200);
+		lat[i] = now_ns() - t0;
+	}
+	qsort(lat, reps, sizeof(*lat), cmp_ll);
+	printf("{\"bench\": \"gc\", \"family\": \"%s\", \"held\": %d, \"reps\": %d, "
+	       "\"p50_us\": %.1f, \"min_us\": %.1f, \"max_us\": %.1f}\n",
+	       fam, held, reps, lat[reps / 2] / 1e3, lat[0] / 1e3, lat[reps - 1] / 1e3);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int family;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: datapath herd|pingpong|bandwidth|messaging FAMILY ARGS...\n");
+		fprintf(stderr, "usage: datapath herd|pingpong|bandwidth|messaging|fdpass|gc FAMILY ARGS...\n");
 		return 2;
 	}
 	family = family_of(argv[2]);
@@ -291,6 +454,10 @@ int main(int argc, char **argv)
 		return pingpong(family, atoi(argv[3]), atoi(argv[4]), argv[2], argv[5]);
 	if (!strcmp(argv[1], "bandwidth") && argc == 4)
 		return bandwidth(family, atoi(argv[3]), argv[2]);
+	if (!strcmp(argv[1], "fdpass") && argc == 5)
+		return fdpass(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
+	if (!strcmp(argv[1], "gc") && argc == 5)
+		return gc(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
 	if (!strcmp(argv[1], "messaging") && argc == 5)
 		return messaging(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
 	fprintf(stderr, "datapath: bad arguments\n");

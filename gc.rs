@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Fds in flight, and the collector of the sockets that only cycles of fds in flight
+//! keep alive.
+//!
+//! A socket of this family is *in flight* while its file is in an fd list of
+//! `SCM_RIGHTS` queued (or about to be queued) on a socket of this family. Each such
+//! reference counts in the socket's `inflight` ([`InflightList`]). A socket whose file
+//! references are all in flight (`file_count == inflight`) is a *candidate*: no fd
+//! table holds it. A candidate is garbage when every one of those references sits in
+//! the queue of another garbage candidate (for a listener: of its embryos): then no
+//! process can ever receive it, and no close can free the cycle.
+//!
+//! AF_UNIX (6.10+) keeps a graph of edges and groups it into strongly connected
+//! components. This collector does one mark-and-sweep over a snapshot instead:
+//!
+//! 1. Under the collector's lock, the candidates are picked.
+//! 2. Each candidate's queue (a listener's: its embryos') is walked once under its
+//!    queue lock, and every reference to another candidate is recorded as an edge and
+//!    counted as *internal* to the child.
+//! 3. A candidate with more references in flight than internal ones is held from
+//!    outside (an fd list queued on a non-candidate, or one not queued yet): it is
+//!    reachable, and so is every candidate it reaches along the edges.
+//! 4. The queues of the others are moved to a hit list, freed after the unlock: their
+//!    fds leave flight and their files are put, which releases the cycle.
+//!
+//! Why the snapshot is sound: everything that adds a reference in flight ([`attach`]),
+//! takes one out ([`detach`], [`release`]) or duplicates one ([`peek`]) takes the same
+//! lock, so counts and lists do not change during a run. An skb's fds are counted
+//! before it is queued and until after it is unlinked, so an edge the walk misses only
+//! makes its child look held from outside (kept, never freed in error). A candidate
+//! cannot gain an fd during the run: only a receive or a peek from a queue could give
+//! it one, and a process can only read the queue of a socket it holds, which is not a
+//! candidate and so is counted as outside. Duplicating under the lock is what makes
+//! `MSG_PEEK` safe here (AF_UNIX's "Give up GC if MSG_PEEK intervened").
+//!
+//! Runs are queued on the module's workqueue when a socket of this family is released
+//! while fds are in flight, or by a sender when more than 16000 sockets' references
+//! are in flight; a user with 2024 (8 × 253) fds of this family in flight waits for a
+//! running collection before sending more sockets (AF_UNIX's `wait_for_unix_gc()`).
+//!
+//! Per-user accounting: the fds a user has in flight on this family (AF_UNIX's
+//! `user_struct::unix_inflight`, kept here for this family alone) are checked against
+//! `RLIMIT_NOFILE` on each send of fds (`ETOOMANYREFS` unless `CAP_SYS_RESOURCE` or
+//! `CAP_SYS_ADMIN`).
+//!
+//! Cycles across families (a socket of this family in flight on AF_UNIX, and an
+//! AF_UNIX socket in flight on this family) are invisible to both collectors, which
+//! each see only their own queues: such a cycle stays until the netns or the module
+//! goes away, or never. See README.md, "Limits".
+//!
+//! Safe code only: the raw lists and queues are in [`crate::sock`] and
+//! [`crate::files`].
+
+use crate::error::ETOOMANYREFS;
+use crate::files::{FdList, Fds, SCM_MAX_FD};
+use crate::scm::{self, Kuid};
+use crate::sock::state::LISTEN;
+use crate::sock::{InflightList, IoGuard, QueuedSkb, Skb, SkbList, Sock, NOT_CANDIDATE};
+use crate::sync::SpinLock;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use kernel::alloc::{flags::GFP_KERNEL, flags::GFP_NOWAIT, KVVec};
+use kernel::prelude::*;
+use kernel::rbtree::{RBTree, RBTreeNodeReservation};
+use kernel::sync::{Arc, ArcBorrow};
+use kernel::workqueue::{Work, WorkItem};
+
+/// More sockets' references in flight than this start a collection from a sender
+/// (AF_UNIX's `UNIX_INFLIGHT_TRIGGER_GC`).
+const TRIGGER_GC: usize = 16000;
+
+/// A user with this many fds in flight waits for a running collection before sending
+/// sockets (AF_UNIX's `UNIX_INFLIGHT_SANE_USER`).
+const SANE_USER: usize = SCM_MAX_FD * 8;
+
+/// What the collector's lock protects.
+pub(crate) struct GcState {
+    /// The sockets in flight and their counts.
+    list: InflightList,
+    /// Fds in flight on this family, per sending user (by kuid).
+    users: RBTree<u32, usize>,
+    /// Sockets on `list`.
+    nsocks: usize,
+    /// References to sockets' files in flight (the sum of their `inflight`).
+    total: usize,
+}
+
+impl GcState {
+    /// Counts `fds`, sent by `uid`, as in flight; `node` is the user's entry if it has
+    /// none yet (allocated before the lock).
+    fn account(&mut self, fds: &Fds, uid: Kuid, node: RBTreeNodeReservation<u32, usize>) {
+        self.account_socks(fds);
+        match self.users.get_mut(&uid.0) {
+            Some(n) => *n += fds.len(),
+            None => {
+                self.users.insert(node.into_node(uid.0, fds.len()));
+            }
+        }
+    }
+
+    /// Counts the sockets of this family among `fds` as in flight.
+    fn account_socks(&mut self, fds: &Fds) {
+        if fds.count_socks() == 0 {
+            return;
+        }
+        for sk in fds.socks() {
+            if self.list.get(sk) {
+                self.nsocks += 1;
+            }
+            self.total += 1;
+        }
+    }
+
+    /// Counts `fds`, sent by `uid`, out of flight.
+    fn unaccount(&mut self, fds: &Fds, uid: Kuid) {
+        let socks = if fds.count_socks() == 0 {
+            None
+        } else {
+            Some(fds.socks())
+        };
+        for sk in socks.into_iter().flatten() {
+            if self.list.put(sk) {
+                self.nsocks = self.nsocks.saturating_sub(1);
+            }
+            self.total = self.total.saturating_sub(1);
+        }
+        if let Some(n) = self.users.get_mut(&uid.0) {
+            *n = n.saturating_sub(fds.len());
+            if *n == 0 {
+                self.users.remove(&uid.0);
+            }
+        }
+    }
+
+    fn user_inflight(&self, uid: Kuid) -> usize {
+        self.users.get(&uid.0).copied().unwrap_or(0)
+    }
+}
+
+/// The collector: its lock and state, and its work item.
+#[pin_data]
+pub(crate) struct Gc {
+    #[pin]
+    state: SpinLock<GcState>,
+    #[pin]
+    work: Work<Gc>,
+    /// A run is queued or running (AF_UNIX's `gc_in_progress`).
+    in_progress: AtomicBool,
+    /// `GcState::total`, for reads without the lock.
+    total: AtomicUsize,
+}
+
+kernel::impl_has_work! {
+    impl HasWork<Gc> for Gc { self.work }
+}
+
+impl WorkItem for Gc {
+    type Pointer = Arc<Gc>;
+
+    fn run(gc: Arc<Gc>) {
+        gc.in_progress.store(true, Ordering::Relaxed);
+        gc.collect();
+        gc.in_progress.store(false, Ordering::Release);
+    }
+}
+
+/// The collector of the loaded module (`Arc::into_raw`), or NULL.
+static GC: AtomicPtr<Gc> = AtomicPtr::new(core::ptr::null_mut());
+
+/// The module's reference to the collector, published while it lives.
+pub(crate) struct GcHandle(*const Gc);
+
+// SAFETY: An `Arc<Gc>` in raw form; `Gc` is `Send + Sync`.
+unsafe impl Send for GcHandle {}
+// SAFETY: As above; `GcHandle` has no `&self` methods.
+unsafe impl Sync for GcHandle {}
+
+impl GcHandle {
+    /// Makes the collector and publishes it.
+    pub(crate) fn new() -> Result<GcHandle> {
+        let state = GcState {
+            list: InflightList::new()?,
+            users: RBTree::new(),
+            nsocks: 0,
+            total: 0,
+        };
+        let gc = Arc::pin_init(
+            pin_init!(Gc {
+                state <- SpinLock::new(state, crate::bindings::afunix_gc_lock_init),
+                work <- kernel::new_work!("rust_afunix:gc"),
+                in_progress: AtomicBool::new(false),
+                total: AtomicUsize::new(0),
+            }),
+            GFP_KERNEL,
+        )?;
+        let p = Arc::into_raw(gc);
+        GC.store(p.cast_mut(), Ordering::Release);
+        Ok(GcHandle(p))
+    }
+}
+
+impl Drop for GcHandle {
+    fn drop(&mut self) {
+        GC.store(core::ptr::null_mut(), Ordering::Release);
+        // SAFETY: From `Arc::into_raw` in `new`; the module's workqueue, on which runs
+        // are queued, was destroyed before (so no run holds a borrow of it), and no
+        // socket (the other users) is left.
+        drop(unsafe { Arc::from_raw(self.0) });
+    }
+}
+
+/// The collector, while the module is loaded.
+fn gc() -> Option<ArcBorrow<'static, Gc>> {
+    let p = GC.load(Ordering::Acquire);
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: A published pointer is an `Arc::into_raw` whose reference the module
+    // holds until `GcHandle::drop`, which runs after every socket and skb of this
+    // family (the callers) is gone.
+    Some(unsafe { ArcBorrow::from_raw(p) })
+}
+
+/// Queues a run (AF_UNIX's `unix_gc()`).
+fn schedule(gc: ArcBorrow<'_, Gc>) {
+    gc.in_progress.store(true, Ordering::Relaxed);
+    // Already queued: that run will do.
+    let _ = crate::netns::queue().enqueue(Arc::from(gc));
+}
+
+/// A socket of this family is released: collect if fds are in flight.
+pub(crate) fn on_release() {
+    if let Some(gc) = gc() {
+        if gc.total.load(Ordering::Relaxed) != 0 {
+            schedule(gc);
+        }
+    }
+}
+
+/// Before a send of `fds` (AF_UNIX's `wait_for_unix_gc()`): starts a collection when
+/// too many sockets are in flight, and makes a user with too many fds in flight wait
+/// for the running one before sending more sockets.
+pub(crate) fn throttle(fds: Option<&Fds>) {
+    let Some(gc) = gc() else {
+        return;
+    };
+    if gc.total.load(Ordering::Relaxed) > TRIGGER_GC && !gc.in_progress.load(Ordering::Relaxed) {
+        schedule(gc);
+    }
+    if !fds.is_some_and(|f| f.count_socks() != 0) {
+        return;
+    }
+    let uid = scm::current_cred().uid;
+    if gc.state.lock().user_inflight(uid) < SANE_USER {
+        return;
+    }
+    if gc.in_progress.load(Ordering::Acquire) {
+        crate::sock::flush_work(&gc.work);
+    }
+}
+
+/// Attaches `fds` to `skb`, counted as in flight and charged to the caller's user
+/// (`unix_attach_fds()`): `ETOOMANYREFS` when the user's fds in flight exceed its
+/// `RLIMIT_NOFILE` without `CAP_SYS_RESOURCE` or `CAP_SYS_ADMIN`.
+pub(crate) fn attach(skb: &mut Skb, fds: FdList) -> Result {
+    let gc = gc().ok_or(EINVAL)?;
+    let uid = scm::current_cred().uid;
+    let limit = scm::rlimit_nofile();
+    // The common case, in one lock: the user has fds in flight already, under its
+    // limit (no allocation, no capability check).
+    {
+        let mut g = gc.state.lock();
+        if let Some(n) = g.users.get_mut(&uid.0) {
+            if *n as u64 <= limit {
+                *n += fds.len();
+                g.account_socks(&fds);
+                gc.total.store(g.total, Ordering::Relaxed);
+                drop(g);
+                skb.set_fds(fds, uid);
+                return Ok(());
+            }
+        }
+    }
+    // Over the limit (the capability check may sleep: not under the lock), or the
+    // user's first fds in flight (its entry is allocated before the lock).
+    let node = RBTreeNodeReservation::new(GFP_KERNEL)?;
+    let over = gc.state.lock().user_inflight(uid) as u64 > limit;
+    if over && !scm::capable(scm::cap::SYS_RESOURCE) && !scm::capable(scm::cap::SYS_ADMIN) {
+        return Err(ETOOMANYREFS.into());
+    }
+    {
+        let mut g = gc.state.lock();
+        g.account(&fds, uid, node);
+        gc.total.store(g.total, Ordering::Relaxed);
+    }
+    skb.set_fds(fds, uid);
+    Ok(())
+}
+
+/// Counts `fds`, sent by `uid`, out of flight (an skb's destructor, or a list taken
+/// from an skb), before its files are put or installed.
+fn unaccount(fds: &Fds, uid: Kuid) {
+    if let Some(gc) = gc() {
+        let mut g = gc.state.lock();
+        g.unaccount(fds, uid);
+        gc.total.store(g.total, Ordering::Relaxed);
+    }
+}
+
+/// The destructor of an skb that still carries `fds`: out of flight, then put.
+pub(crate) fn release(fds: FdList, uid: Kuid) {
+    unaccount(&fds, uid);
+    drop(fds);
+}
+
+/// Takes the fds of a received datagram (`unix_detach_fds()`), out of flight, to be
+/// installed; `sk` is the receiving socket.
+pub(crate) fn detach(skb: &mut Skb, sk: &Sock) -> Option<FdList> {
+    let (fds, uid) = skb.take_fds(sk)?;
+    unaccount(&fds, uid);
+    Some(fds)
+}
+
+/// Takes the fds of a stream skb that stays queued (part of it is unread), out of
+/// flight, to be installed.
+pub(crate) fn detach_queued(skb: &QueuedSkb<'_>, io: &IoGuard<'_>) -> Option<FdList> {
+    skb.fds()?;
+    let gc = gc()?;
+    let mut g = gc.state.lock();
+    let (fds, uid) = skb.take_fds(io, &mut g.list)?;
+    g.unaccount(&fds, uid);
+    gc.total.store(g.total, Ordering::Relaxed);
+    Some(fds)
+}
+
+/// Duplicates `fds` for a `MSG_PEEK` (`unix_peek_fds()`): new references to the same
+/// files, taken under the collector's lock so that a run sees either none of them or
+/// all. `None` without memory (AF_UNIX then delivers no fds either).
+pub(crate) fn peek(fds: &Fds) -> Option<FdList> {
+    let new = FdList::new().ok()?;
+    let gc = gc()?;
+    let _g = gc.state.lock();
+    Some(new.dup_of(fds))
+}
+
+/// One candidate of a run (12 bytes: a run with 10k sockets in flight allocates 120 KiB
+/// of these).
+struct Cand {
+    /// References to its file in flight.
+    inflight: u32,
+    /// Those in the queues of candidates.
+    internal: u32,
+    /// Held from outside, directly or through other candidates.
+    reachable: bool,
+}
+
+impl Gc {
+    /// One collection: the scratch space is allocated before the lock, sized by the
+    /// counts read under it (a run that finds more than it has room for starts over).
+    fn collect(&self) {
+        // Sized from the counts read in a first, short hold of the lock: usually still
+        // right when the lock is taken again for the run.
+        let (mut n, mut e) = {
+            let g = self.state.lock();
+            (g.nsocks, g.total)
+        };
+        for _ in 0..4 {
+            let (Ok(mut cands), Ok(mut edges), Ok(mut work), Ok(hit)) = (
+                KVVec::<Cand>::with_capacity(n, GFP_KERNEL),
+                KVVec::<(u32, u32)>::with_capacity(e, GFP_KERNEL),
+                KVVec::<u32>::with_capacity(n, GFP_KERNEL),
+                SkbList::new(),
+            ) else {
+                return;
+            };
+            let g = self.state.lock();
+            if g.nsocks > n || g.total > e {
+                n = g.nsocks;
+                e = g.total;
+                continue;
+            }
+            analyse(&g.list, &mut cands, &mut edges, &mut work, &hit);
+            drop(g);
+            // Frees the garbage's skbs: their fds leave flight and their files are put.
+            drop(hit);
+            return;
+        }
+    }
+}
+
+/// Steps 1-4 of a run (see the module's documentation), under the collector's lock
+/// (`list`); the vectors have room for every socket in flight and every reference in
+/// flight. The queues of the garbage are moved to `hit`.
+fn analyse(
+    list: &InflightList,
+    cands: &mut KVVec<Cand>,
+    edges: &mut KVVec<(u32, u32)>,
+    work: &mut KVVec<u32>,
+    hit: &SkbList,
+) {
+    // 1. The candidates: no reference outside flight.
+    for sk in list.iter() {
+        let inflight = list.inflight(sk);
+        let c = Cand {
+            inflight: u32::try_from(inflight).unwrap_or(u32::MAX),
+            internal: 0,
+            reachable: false,
+        };
+        let i = cands.len() as u32;
+        if list.file_refs(sk) == inflight && cands.push(c, GFP_NOWAIT).is_ok() {
+            list.set_index(sk, i);
+        } else {
+            list.set_index(sk, NOT_CANDIDATE);
+        }
+    }
+    // 2. The references between candidates, from their queues.
+    for sk in list.iter() {
+        let from = list.index(sk);
+        // A queue without fds holds no edge (the count may be stale high after a
+        // purge, never low for a queued skb: it is raised before the skb is queued).
+        // A listener's count walks its queue: `scan_fds` does that anyway.
+        if from == NOT_CANDIDATE || (sk.state() != LISTEN && sk.queued_fds() == 0) {
+            continue;
+        }
+        sk.scan_fds(list, |fds| {
+            for child in fds.socks() {
+                // Every socket in a queued list is in flight, so its index is this
+                // run's; checked anyway.
+                let to = list.index(child);
+                if to == NOT_CANDIDATE || list.inflight(child) == 0 {
+                    continue;
+                }
+                // Without room the edge is not recorded, nor counted internal: the
+                // child then looks held from outside (kept).
+                if edges.push((from, to), GFP_NOWAIT).is_ok() {
+                    if let Some(c) = cands.get_mut(to as usize) {
+                        c.internal = c.internal.saturating_add(1);
+                    }
+                }
+            }
+        });
+    }
+    // 3. Held from outside: more references in flight than in candidates' queues.
+    // `work` has room for every candidate, each pushed once; were a push to fail, what
+    // that candidate reaches would not be marked, so nothing is freed in that case.
+    let mut complete = true;
+    for (i, c) in cands.iter_mut().enumerate() {
+        if c.inflight > c.internal {
+            c.reachable = true;
+            complete &= work.push(i as u32, GFP_NOWAIT).is_ok();
+        }
+    }
+    // ... and what they reach.
+    edges.sort_unstable();
+    let mut next = 0;
+    while let Some(&from) = work.get(next) {
+        next += 1;
+        let start = edges.partition_point(|&(f, _)| f < from);
+        for &(f, to) in edges.get(start..).unwrap_or(&[]) {
+            if f != from {
+                break;
+            }
+            if let Some(c) = cands.get_mut(to as usize) {
+                if !c.reachable {
+                    c.reachable = true;
+                    complete &= work.push(to, GFP_NOWAIT).is_ok();
+                }
+            }
+        }
+    }
+    if !complete {
+        return;
+    }
+    // 4. The rest is garbage: its queues go to the hit list.
+    for sk in list.iter() {
+        let i = list.index(sk);
+        if cands.get(i as usize).is_some_and(|c| !c.reachable) {
+            sk.splice_queues(list, hit);
+        }
+    }
+}
