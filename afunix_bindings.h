@@ -228,4 +228,8 @@ struct sk_buff *afunix_skb_dequeue_unlocked(struct sk_buff_head *list);
 struct sk_buff *afunix_skb_peek_next(struct sk_buff *skb, struct sk_buff_head *list);
 struct sk_buff *afunix_skb_peek(struct sk_buff_head *list);
 
+bool afunix_sock_urginline(const struct sock *sk);
+void afunix_skb_queue_tail_locked(struct sk_buff_head *list, struct sk_buff *skb);
+void afunix_skb_unlink_locked(struct sk_buff *skb, struct sk_buff_head *list);
+
 #endif /* AFUNIX_BINDINGS_H */
