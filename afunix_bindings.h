@@ -20,6 +20,7 @@
 #include <linux/resource.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
+#include <linux/splice.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
@@ -86,6 +87,7 @@ enum {
 	AFUNIX_SECURITY_NETWORK = IS_ENABLED(CONFIG_SECURITY_NETWORK),
 	AFUNIX_ANON_INODE_FS_MAGIC = ANON_INODE_FS_MAGIC,
 	AFUNIX_FMODE_PATH = (__force unsigned int)FMODE_PATH,
+	AFUNIX_SPLICE_F_NONBLOCK = SPLICE_F_NONBLOCK,
 	AFUNIX_CAP_SYS_RESOURCE = CAP_SYS_RESOURCE,
 };
 

@@ -13,6 +13,7 @@ use crate::error::{
 };
 use crate::gc;
 use crate::names;
+use crate::sock::Pipe;
 use crate::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb, Sock,
     Socket,
@@ -769,6 +770,38 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     if flags & msg::OOB != 0 {
         return recv_urg(sk, m, flags);
     }
+    stream_read(sk, &mut Sink::Msg(m), size, flags)
+}
+
+/// Where a stream read puts the data (AF_UNIX's `recv_actor`).
+enum Sink<'a> {
+    /// A `recvmsg`: copied into the message, with its name and control messages.
+    Msg(&'a mut Msg),
+    /// A `splice_read`: the skbs' pages moved into the pipe, no control messages.
+    Pipe(&'a Pipe),
+}
+
+/// `splice_read` of a stream socket (`unix_stream_splice_read()`): `ESPIPE` for an
+/// offset; `nonblock` from `O_NONBLOCK` or `SPLICE_F_NONBLOCK`.
+pub(crate) fn stream_splice_read(
+    sk: &Sock,
+    pipe: &Pipe,
+    len: usize,
+    nonblock: bool,
+    has_offset: bool,
+) -> Result<usize> {
+    if has_offset {
+        return Err(ESPIPE);
+    }
+    if sk.state() != state::ESTABLISHED {
+        return Err(EINVAL);
+    }
+    let flags = if nonblock { msg::DONTWAIT } else { 0 };
+    stream_read(sk, &mut Sink::Pipe(pipe), len, flags)
+}
+
+/// The stream read of `recvmsg` and `splice_read` (`unix_stream_read_generic()`).
+fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Result<usize> {
     let target = sk.rcvlowat(flags & msg::WAITALL != 0, size);
     let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
     let peek = flags & msg::PEEK != 0;
@@ -874,17 +907,26 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
                 check_creds = true;
             }
 
-            if copied == 0 {
-                m.set_name(s.sender_addr());
-            }
             let offset = s.consumed() + skip as u32;
-            let chunk = (s.unread() as usize - skip).min(left);
-            if let Err(e) = s.copy_to_msg(offset, m, chunk) {
-                if copied == 0 {
-                    err = Some(e);
+            let want = (s.unread() as usize - skip).min(left);
+            let moved = match sink {
+                Sink::Msg(m) => {
+                    if copied == 0 {
+                        m.set_name(s.sender_addr());
+                    }
+                    s.copy_to_msg(offset, m, want).map(|()| want)
                 }
-                break 'redo;
-            }
+                Sink::Pipe(p) => s.splice_to(sk, offset, p, want),
+            };
+            let chunk = match moved {
+                Ok(n) => n,
+                Err(e) => {
+                    if copied == 0 {
+                        err = Some(e);
+                    }
+                    break 'redo;
+                }
+            };
             copied += chunk;
             left -= chunk;
             if !peek {
@@ -921,7 +963,7 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
         }
     }
     drop(io);
-    if !interrupted {
+    if let (false, Sink::Msg(m)) = (interrupted, sink) {
         cmsg::scm_recv(sk, m, &scm, fds);
     }
 

@@ -2045,6 +2045,33 @@ impl SkbView {
         self.len().saturating_sub(self.consumed())
     }
 
+    /// Moves up to `len` bytes from `offset` into `pipe` (`skb_splice_bits()`): the
+    /// bytes moved.
+    pub(crate) fn splice_to(
+        &self,
+        sk: &Sock,
+        offset: u32,
+        pipe: &Pipe,
+        len: usize,
+    ) -> Result<usize> {
+        let len = u32::try_from(len).unwrap_or(u32::MAX);
+        // SAFETY: The skb is valid and holds `offset + len` bytes (callers clamp
+        // `len`); `sk` is the socket it is queued on; `pipe` is the pipe of the current
+        // `splice_read` call.
+        let r = unsafe {
+            bindings::skb_splice_bits(
+                self.as_ptr(),
+                sk.as_ptr(),
+                offset,
+                pipe.ptr,
+                len,
+                pipe.flags,
+            )
+        };
+        to_result(r.min(0))?;
+        Ok(r as usize)
+    }
+
     /// Copies `len` bytes from `offset` into `msg` (`skb_copy_datagram_msg()`).
     pub(crate) fn copy_to_msg(&self, offset: u32, msg: &mut Msg, len: usize) -> Result {
         let iter = msg.iter();
@@ -2052,6 +2079,22 @@ impl SkbView {
         to_result(unsafe {
             bindings::skb_copy_datagram_iter(self.as_ptr(), offset as c_int, iter, len as c_int)
         })
+    }
+}
+
+/// The pipe of a `splice_read` call, and its splice flags.
+pub(crate) struct Pipe {
+    ptr: *mut bindings::pipe_inode_info,
+    flags: u32,
+}
+
+impl Pipe {
+    /// # Safety
+    ///
+    /// `ptr` is the pipe of the current `proto_ops::splice_read` call, valid for the
+    /// lifetime of the returned value.
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::pipe_inode_info, flags: u32) -> Pipe {
+        Pipe { ptr, flags }
     }
 }
 
