@@ -20,6 +20,7 @@
 #include <linux/resource.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
+#include <linux/splice.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
 #include <linux/path.h>
@@ -86,6 +87,7 @@ enum {
 	AFUNIX_SECURITY_NETWORK = IS_ENABLED(CONFIG_SECURITY_NETWORK),
 	AFUNIX_ANON_INODE_FS_MAGIC = ANON_INODE_FS_MAGIC,
 	AFUNIX_FMODE_PATH = (__force unsigned int)FMODE_PATH,
+	AFUNIX_SPLICE_F_NONBLOCK = SPLICE_F_NONBLOCK,
 	AFUNIX_CAP_SYS_RESOURCE = CAP_SYS_RESOURCE,
 };
 
@@ -227,5 +229,9 @@ void afunix_skb_queue_splice_tail_init(struct sk_buff_head *list, struct sk_buff
 struct sk_buff *afunix_skb_dequeue_unlocked(struct sk_buff_head *list);
 struct sk_buff *afunix_skb_peek_next(struct sk_buff *skb, struct sk_buff_head *list);
 struct sk_buff *afunix_skb_peek(struct sk_buff_head *list);
+
+bool afunix_sock_urginline(const struct sock *sk);
+void afunix_skb_queue_tail_locked(struct sk_buff_head *list, struct sk_buff *skb);
+void afunix_skb_unlink_locked(struct sk_buff *skb, struct sk_buff_head *list);
 
 #endif /* AFUNIX_BINDINGS_H */

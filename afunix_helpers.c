@@ -629,3 +629,19 @@ struct sk_buff *afunix_skb_peek_next(struct sk_buff *skb, struct sk_buff_head *l
 {
 	return skb_peek_next(skb, list);
 }
+
+/* MSG_OOB: the socket's SO_OOBINLINE flag, and queue inlines used under the queue lock. */
+bool afunix_sock_urginline(const struct sock *sk)
+{
+	return sock_flag(sk, SOCK_URGINLINE);
+}
+
+void afunix_skb_queue_tail_locked(struct sk_buff_head *list, struct sk_buff *skb)
+{
+	__skb_queue_tail(list, skb);
+}
+
+void afunix_skb_unlink_locked(struct sk_buff *skb, struct sk_buff_head *list)
+{
+	__skb_unlink(skb, list);
+}

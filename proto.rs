@@ -13,6 +13,7 @@ use crate::error::{
 };
 use crate::gc;
 use crate::names;
+use crate::sock::Pipe;
 use crate::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb, Sock,
     Socket,
@@ -105,12 +106,14 @@ fn release_sock(sk: &Sock, embryo: bool) {
         g.set_state(state::CLOSE);
         g.set_peer(None)
     };
+    sk.clear_oob();
 
     wakeup::wake_all_peer_wait(sk);
 
     if let Some(peer) = peer {
         if sk.is_connection_oriented() {
-            let unread = !sk.rcvq_empty();
+            // A consumed out-of-band byte left at the head is not unread data.
+            let unread = sk.has_unread();
             {
                 let mut g = peer.lock();
                 // No more writes.
@@ -221,10 +224,9 @@ pub(crate) fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
             }
         }
         SIOCUNIXFILE => sk.open_file().map(IoctlAnswer::Value),
-        // Out-of-band data is not supported: a stream is never at the mark.
         SIOCATMARK => {
             if sk.sk_type() == sock_type::STREAM {
-                Ok(IoctlAnswer::Int(0))
+                Ok(IoctlAnswer::Int(sk.at_mark().into()))
             } else {
                 Err(EOPNOTSUPP.into())
             }
@@ -645,9 +647,13 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
     let scm = cmsg::scm_send(m)?;
     gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
-    if flags & msg::OOB != 0 {
-        return Err(EOPNOTSUPP.into());
-    }
+    // MSG_OOB: the last byte goes out of band, after the others.
+    let oob = flags & msg::OOB != 0;
+    let len = if oob {
+        len.checked_sub(1).ok_or(Error::from(EOPNOTSUPP))?
+    } else {
+        len
+    };
     if m.namelen() != 0 {
         return Err(if sk.state() == state::ESTABLISHED {
             EISCONN
@@ -708,7 +714,44 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         other.data_ready();
         sent += size;
     }
+    if oob {
+        // The fds go with it if no skb took them.
+        match queue_oob(sk, &other, m, &scm.creds, fds.take()) {
+            Ok(()) => sent += 1,
+            Err(e) if sent == 0 => return Err(e),
+            Err(_) => {}
+        }
+    }
     Ok(sent)
+}
+
+/// Sends the out-of-band byte (`queue_oob()`): a one-byte skb queued on `other` as its
+/// new mark, `SIGURG` to its owner. `EPIPE` (without `SIGPIPE`) if `other` is gone or
+/// shut down for reading.
+fn queue_oob(
+    sk: &Sock,
+    other: &Sock,
+    m: &mut Msg,
+    creds: &crate::scm::Creds,
+    fds: Option<crate::files::FdList>,
+) -> Result {
+    let prepare = |skb: &mut Skb| {
+        skb.set_creds(creds);
+        fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
+    };
+    let nonblock = m.flags() & msg::DONTWAIT != 0;
+    let mut skb = Skb::alloc_from_msg(sk, m, 1, 0, nonblock, 0, prepare)?;
+    let mut g = other.lock();
+    if other.is_dead() || other.shutdown() & shut::RCV != 0 {
+        drop(g);
+        return Err(EPIPE);
+    }
+    cmsg::maybe_add_creds(&mut skb, sk, &g);
+    g.queue_oob(skb);
+    other.send_sigurg();
+    drop(g);
+    other.data_ready();
+    Ok(())
 }
 
 /// `EPIPE`, with `SIGPIPE` unless `MSG_NOSIGNAL` or something was sent.
@@ -725,8 +768,40 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
         return Err(EINVAL);
     }
     if flags & msg::OOB != 0 {
-        return Err(EOPNOTSUPP.into());
+        return recv_urg(sk, m, flags);
     }
+    stream_read(sk, &mut Sink::Msg(m), size, flags)
+}
+
+/// Where a stream read puts the data (AF_UNIX's `recv_actor`).
+enum Sink<'a> {
+    /// A `recvmsg`: copied into the message, with its name and control messages.
+    Msg(&'a mut Msg),
+    /// A `splice_read`: the skbs' pages moved into the pipe, no control messages.
+    Pipe(&'a Pipe),
+}
+
+/// `splice_read` of a stream socket (`unix_stream_splice_read()`): `ESPIPE` for an
+/// offset; `nonblock` from `O_NONBLOCK` or `SPLICE_F_NONBLOCK`.
+pub(crate) fn stream_splice_read(
+    sk: &Sock,
+    pipe: &Pipe,
+    len: usize,
+    nonblock: bool,
+    has_offset: bool,
+) -> Result<usize> {
+    if has_offset {
+        return Err(ESPIPE);
+    }
+    if sk.state() != state::ESTABLISHED {
+        return Err(EINVAL);
+    }
+    let flags = if nonblock { msg::DONTWAIT } else { 0 };
+    stream_read(sk, &mut Sink::Pipe(pipe), len, flags)
+}
+
+/// The stream read of `recvmsg` and `splice_read` (`unix_stream_read_generic()`).
+fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Result<usize> {
     let target = sk.rcvlowat(flags & msg::WAITALL != 0, size);
     let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
     let peek = flags & msg::PEEK != 0;
@@ -748,120 +823,147 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     let mut io = sk.io_lock();
     // As AF_UNIX's do-while: a read of 0 bytes still waits for data (or gives `EAGAIN`)
     // and reports the first skb's credentials.
-    'outer: loop {
+    // Where a peek starts: recomputed after each wait, as AF_UNIX's `redo`.
+    let mut skip = peek_off;
+    'redo: loop {
         // The skb is found under the state lock, as AF_UNIX does: the sender queued it
         // under that lock.
-        let g = sk.lock();
+        let mut g = sk.lock();
         if sk.is_dead() {
             err = Some(ECONNRESET.into());
             break;
         }
         let mut skb = io.peek(&g, None);
-        // While peeking, skip the peek offset and what this call has already copied.
-        let mut skip = if peek { peek_off + copied } else { 0 };
-        loop {
-            match skb {
-                Some(s) if skip >= s.unread() as usize => {
-                    skip -= s.unread() as usize;
-                    skb = io.peek(&g, Some(&s));
+        'again: loop {
+            // The mark of out-of-band data, and emptied skbs (`manage_oob()`).
+            if let Some(s) = skb.take() {
+                let (next, freed) = io.manage_oob(&g, s, peek, copied > 0);
+                drop(freed);
+                skb = next;
+                if skb.is_none() && (copied > 0 || size == 0) {
+                    break 'redo;
                 }
-                _ => break,
             }
-        }
-        let Some(s) = skb else {
-            if copied >= target {
-                break;
+            let Some(mut s) = skb.take() else {
+                if copied >= target {
+                    break 'redo;
+                }
+                // POSIX 1003.1g mandates this order.
+                if let Some(e) = sk.take_error() {
+                    err = Some(e);
+                    break 'redo;
+                }
+                if sk.shutdown() & shut::RCV != 0 {
+                    break 'redo;
+                }
+                // The tail seen, taken under the state lock (as AF_UNIX's `last`): an
+                // skb queued after the unlock changes it, so a peeking reader does not
+                // sleep over it.
+                let mark = sk.rcvq_tail_mark();
+                drop(g);
+                if timeo == 0 {
+                    err = Some(EAGAIN);
+                    break 'redo;
+                }
+                timeo = io.unlocked(|| {
+                    wakeup::wait_on_sk(sk, timeo, || {
+                        // New data: any skb when not peeking (all was read), a new
+                        // tail when peeking past what is queued.
+                        (if peek {
+                            sk.rcvq_tail_mark() != mark
+                        } else {
+                            !sk.rcvq_empty()
+                        }) || sk.err() != 0
+                            || sk.shutdown() & shut::RCV != 0
+                            || sk.is_dead()
+                    })
+                });
+                if crate::sock::signal_pending() {
+                    err = Some(intr_errno(timeo));
+                    interrupted = true;
+                    break 'redo;
+                }
+                skip = usize::try_from(sk.peek_offset(flags)).unwrap_or(0);
+                continue 'redo;
+            };
+            // Skip the peek offset.
+            while skip >= s.unread() as usize {
+                skip -= s.unread() as usize;
+                match io.peek(&g, Some(&s)) {
+                    Some(n) => s = n,
+                    None => continue 'again,
+                }
             }
-            // POSIX 1003.1g mandates this order.
-            if let Some(e) = sk.take_error() {
-                err = Some(e);
-                break;
-            }
-            if sk.shutdown() & shut::RCV != 0 {
-                break;
-            }
-            // The tail the skip walk saw, taken under the state lock (as AF_UNIX's
-            // `last`): an skb queued after the unlock changes it, so a peeking reader
-            // does not sleep over it.
-            let mark = sk.rcvq_tail_mark();
+            // The copy may fault and sleep: not under the spinlock.
             drop(g);
-            if timeo == 0 {
-                err = Some(EAGAIN);
-                break;
-            }
-            timeo = io.unlocked(|| {
-                wakeup::wait_on_sk(sk, timeo, || {
-                    // New data: any skb when not peeking (all was read), a new tail
-                    // when peeking past what is queued.
-                    (if peek {
-                        sk.rcvq_tail_mark() != mark
-                    } else {
-                        !sk.rcvq_empty()
-                    }) || sk.err() != 0
-                        || sk.shutdown() & shut::RCV != 0
-                        || sk.is_dead()
-                })
-            });
-            if crate::sock::signal_pending() {
-                err = Some(intr_errno(timeo));
-                interrupted = true;
-                break 'outer;
-            }
-            continue;
-        };
-        // The copy may fault and sleep: not under the spinlock.
-        drop(g);
 
-        if check_creds {
-            // Never glue messages from different writers.
-            if !scm.same_as(&s) {
-                break;
+            if check_creds {
+                // Never glue messages from different writers.
+                if !scm.same_as(&s) {
+                    break 'redo;
+                }
+            } else if sk.passcred() {
+                scm = RecvCreds::of(&s);
+                check_creds = true;
             }
-        } else if sk.passcred() {
-            scm = RecvCreds::of(&s);
-            check_creds = true;
-        }
 
-        if copied == 0 {
-            m.set_name(s.sender_addr());
-        }
-        let offset = s.consumed() + skip as u32;
-        let chunk = (s.unread() as usize - skip).min(left);
-        if let Err(e) = s.copy_to_msg(offset, m, chunk) {
-            if copied == 0 {
-                err = Some(e);
+            let offset = s.consumed() + skip as u32;
+            let want = (s.unread() as usize - skip).min(left);
+            let moved = match sink {
+                Sink::Msg(m) => {
+                    if copied == 0 {
+                        m.set_name(s.sender_addr());
+                    }
+                    s.copy_to_msg(offset, m, want).map(|()| want)
+                }
+                Sink::Pipe(p) => s.splice_to(sk, offset, p, want),
+            };
+            let chunk = match moved {
+                Ok(n) => n,
+                Err(e) => {
+                    if copied == 0 {
+                        err = Some(e);
+                    }
+                    break 'redo;
+                }
+            };
+            copied += chunk;
+            left -= chunk;
+            if !peek {
+                s.consume(&io, chunk as u32);
+                sk.peek_offset_bwd(chunk);
+                if let Some(f) = gc::detach_queued(&s, &io) {
+                    fds = Some(f);
+                }
+                if s.unread() != 0 {
+                    break 'redo;
+                }
+                io.unlink_consume(s);
+                if fds.is_some() || left == 0 {
+                    break 'redo;
+                }
+                continue 'redo;
             }
-            break;
-        }
-        copied += chunk;
-        left -= chunk;
-        if peek {
             let carried = s.fds().map(gc::peek);
             sk.peek_offset_fwd(chunk);
             if let Some(dup) = carried {
                 fds = dup;
-                break;
+                break 'redo;
             }
-        } else {
-            s.consume(&io, chunk as u32);
-            sk.peek_offset_bwd(chunk);
-            if let Some(f) = gc::detach_queued(&s, &io) {
-                fds = Some(f);
+            if left == 0 {
+                break 'redo;
             }
-            if s.unread() != 0 {
-                break;
+            // Peek on, from the next skb.
+            skip = 0;
+            g = sk.lock();
+            skb = io.peek(&g, Some(&s));
+            if skb.is_none() {
+                break 'redo;
             }
-            io.unlink_consume(s);
-            if fds.is_some() {
-                break;
-            }
-        }
-        if left == 0 {
-            break;
         }
     }
     drop(io);
-    if !interrupted {
+    if let (false, Sink::Msg(m)) = (interrupted, sink) {
         cmsg::scm_recv(sk, m, &scm, fds);
     }
 
@@ -882,6 +984,27 @@ pub(crate) fn fdinfo_fds(sk: &Sock) -> u32 {
     }
 }
 
+/// `recv(MSG_OOB)` of a stream socket (`unix_stream_recv_urg()`): the out-of-band
+/// byte, `EINVAL` without one or with `SO_OOBINLINE`. Unless peeking, the mark goes
+/// and the byte is consumed (its emptied skb is passed over by later reads). No
+/// control messages: its credentials and fds are not delivered.
+fn recv_urg(sk: &Sock, m: &mut Msg, flags: u32) -> Result<usize> {
+    let peek = flags & msg::PEEK != 0;
+    let io = sk.io_lock();
+    let g = sk.lock();
+    let (oob, emptied) = io.take_urg(&g, peek).ok_or(EINVAL)?;
+    drop(g);
+    let r = oob.copy_to_msg(oob.consumed(), m, 1);
+    if !peek {
+        oob.consume(&io, 1);
+    }
+    drop(io);
+    drop(emptied);
+    r.map_err(|_| EFAULT)?;
+    m.add_flags(msg::OOB);
+    Ok(1)
+}
+
 /// `poll()` of a stream or seqpacket socket (`unix_poll()`).
 pub(crate) fn stream_poll(sk: &Sock) -> u32 {
     let shutdown = sk.shutdown();
@@ -899,6 +1022,9 @@ pub(crate) fn stream_poll(sk: &Sock) -> u32 {
     }
     if !sk.rcvq_empty() || sk.psock_readable() {
         mask |= poll::IN | poll::RDNORM;
+    }
+    if sk.has_oob() {
+        mask |= poll::PRI;
     }
     // Connection-based sockets need to check for termination and startup.
     if sk.is_connection_oriented() && st == state::CLOSE {

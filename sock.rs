@@ -142,6 +142,10 @@ pub(crate) struct UnixSock {
     /// Fds queued on this socket with `SCM_RIGHTS` and not received yet (AF_UNIX's
     /// `scm_stat.nr_fds`, shown as `scm_fds:` in fdinfo); atomic.
     pub(crate) nr_fds: kernel::ffi::c_uint,
+    /// The out-of-band skb of a stream socket (AF_UNIX's `oob_skb`), one of the skbs on
+    /// the receive queue, or NULL: set and cleared under the state lock and the queue
+    /// lock, compared atomically (poll).
+    pub(crate) oob_skb: *mut bindings::sk_buff,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
@@ -851,6 +855,59 @@ impl Sock {
         };
     }
 
+    fn oob_slot(&self) -> &AtomicPtr<bindings::sk_buff> {
+        // SAFETY: A field of a live socket, only accessed atomically.
+        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).oob_skb)) }
+    }
+
+    /// Whether out-of-band data is pending (`EPOLLPRI`).
+    pub(crate) fn has_oob(&self) -> bool {
+        !self.oob_slot().load(Ordering::Relaxed).is_null()
+    }
+
+    /// `SO_OOBINLINE` (`sock_flag(sk, SOCK_URGINLINE)`).
+    pub(crate) fn urg_inline(&self) -> bool {
+        // SAFETY: `self` is a live socket; the flag word is read atomically.
+        unsafe { bindings::afunix_sock_urginline(self.as_ptr()) }
+    }
+
+    /// `sk_send_sigurg()`: `SIGURG` to the socket's owner (`F_SETOWN`), and `POLL_PRI`
+    /// to its async waiters.
+    pub(crate) fn send_sigurg(&self) {
+        // SAFETY: `self` is a live socket.
+        unsafe { bindings::sk_send_sigurg(self.as_ptr()) };
+    }
+
+    /// `SIOCATMARK` of a stream socket: the next byte a read returns is the out-of-band
+    /// one (or an emptied skb stands before it, or no mark is left after it).
+    pub(crate) fn at_mark(&self) -> bool {
+        let _io = self.io_lock();
+        let q = self.rcvq_lock();
+        let Some(skb) = q.peek(None) else {
+            return false;
+        };
+        let oob = self.oob_slot().load(Ordering::Relaxed);
+        let next = q.peek(Some(skb)).map_or(ptr::null_mut(), SkbView::as_ptr);
+        skb.as_ptr() == oob || (skb.unread() == 0 && (oob.is_null() || next == oob))
+    }
+
+    /// Whether the queue holds unread data for a close to report (`ECONNRESET` to the
+    /// peer): an emptied skb at the head (a consumed out-of-band byte) does not count.
+    pub(crate) fn has_unread(&self) -> bool {
+        let q = self.rcvq_lock();
+        match q.peek(None) {
+            Some(s) if s.unread() == 0 => q.peek(Some(s)).is_some(),
+            Some(_) => true,
+            None => false,
+        }
+    }
+
+    /// Forgets the out-of-band mark (release, before the queue is purged).
+    pub(crate) fn clear_oob(&self) {
+        let _q = self.rcvq_lock();
+        self.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
+    }
+
     /// `scm_fds:` of fdinfo: fds queued and not received yet.
     fn nr_fds(&self) -> &core::sync::atomic::AtomicU32 {
         // SAFETY: A field of a live socket, only accessed atomically.
@@ -1199,6 +1256,20 @@ impl StateGuard<'_> {
         self.sk.queue_tail(skb);
     }
 
+    /// Queues `skb` as the out-of-band byte, the new mark (`queue_oob()`).
+    pub(crate) fn queue_oob(&mut self, skb: Skb) {
+        let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
+        if fds != 0 {
+            self.sk.nr_fds().fetch_add(fds, Ordering::Relaxed);
+        }
+        let q = self.sk.rcvq_lock();
+        let p = skb.into_raw();
+        self.sk.oob_slot().store(p, Ordering::Relaxed);
+        // SAFETY: The queue's lock is held; the queue takes over the skb.
+        unsafe { bindings::afunix_skb_queue_tail_locked(self.sk.rcvq_ptr(), p) };
+        drop(q);
+    }
+
     /// Copies `from`'s credentials to this socket (connect, under `from`'s lock).
     pub(crate) fn copy_peercred(&mut self, from: &StateGuard<'_>) {
         let (sk, from) = (self.sk.as_ptr(), from.sk.as_ptr());
@@ -1276,6 +1347,99 @@ impl<'a> IoGuard<'a> {
                 ptr::addr_of_mut!((*self.sk.as_ptr()).sk_receive_queue),
             );
             bindings::consume_skb(skb.as_ptr());
+        }
+    }
+
+    /// The out-of-band skb for `recv(MSG_OOB)` (`unix_stream_recv_urg()`), under the
+    /// state lock: `None` with `SO_OOBINLINE` or without a mark. The skb stays queued
+    /// (this guard's holder is the only one to unlink); unless peeking, the mark is
+    /// cleared and an emptied skb just before it is unlinked and returned, to free.
+    pub(crate) fn take_urg(
+        &self,
+        _state: &StateGuard<'_>,
+        peek: bool,
+    ) -> Option<(QueuedSkb<'_>, Option<Skb>)> {
+        let sk = self.sk;
+        let _q = sk.rcvq_lock();
+        let oob = sk.oob_slot().load(Ordering::Relaxed);
+        if sk.urg_inline() || oob.is_null() {
+            return None;
+        }
+        let mut read = None;
+        // SAFETY: The mark is a queued skb (set and cleared under the queue lock, held);
+        // it stays queued while the reader lock is held. Its `prev` is a queued skb or
+        // the queue's head.
+        unsafe {
+            if !peek {
+                sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
+                let prev = (*oob).__bindgen_anon_1.__bindgen_anon_1.prev;
+                if prev != sk.rcvq_ptr().cast() && SkbView::from_raw(prev).unread() == 0 {
+                    bindings::afunix_skb_unlink_locked(prev, sk.rcvq_ptr());
+                    read = Some(Skb::from_raw(NonNull::new_unchecked(prev)));
+                }
+            }
+            Some((QueuedSkb(SkbView::from_raw(oob)), read))
+        }
+    }
+
+    /// AF_UNIX's `manage_oob()`, for each skb a stream read meets at the head of the
+    /// queue (`copied`: this read has data already), under the state lock: an emptied
+    /// skb is passed over (and unlinked unless peeking); the read stops before the mark
+    /// once it has data; reaching the mark clears it and, without `SO_OOBINLINE`, drops
+    /// the out-of-band byte from the stream (passed over when peeking). Returns the skb
+    /// to read, if any, and the skbs unlinked, to free.
+    pub(crate) fn manage_oob<'s>(
+        &'s self,
+        _state: &StateGuard<'_>,
+        skb: QueuedSkb<'s>,
+        peek: bool,
+        copied: bool,
+    ) -> (Option<QueuedSkb<'s>>, [Option<Skb>; 2]) {
+        let sk = self.sk;
+        if skb.unread() != 0 && skb.as_ptr() != sk.oob_slot().load(Ordering::Relaxed) {
+            return (Some(skb), [None, None]);
+        }
+        let q = sk.rcvq_lock();
+        let oob = sk.oob_slot().load(Ordering::Relaxed);
+        let mut freed = [None, None];
+        let mut cur = Some(skb.0);
+        // SAFETY: The queue lock is held: the skbs seen are queued; those unlinked are
+        // then owned here. Queued skbs stay valid while the reader lock is held.
+        unsafe {
+            if let Some(s) = cur.filter(|s| s.unread() == 0) {
+                if copied && (oob.is_null() || s.as_ptr() == oob) {
+                    return (None, freed);
+                }
+                cur = q.peek(Some(s)).map(|n| SkbView::from_raw(n.as_ptr()));
+                if !peek {
+                    bindings::afunix_skb_unlink_locked(s.as_ptr(), sk.rcvq_ptr());
+                    freed[0] = Some(Skb::from_raw(NonNull::new_unchecked(s.as_ptr())));
+                }
+            }
+            let Some(s) = cur else {
+                return (None, freed);
+            };
+            if s.as_ptr() != oob {
+                return (Some(QueuedSkb(s)), freed);
+            }
+            if copied {
+                return (None, freed);
+            }
+            if !peek {
+                sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
+                if sk.urg_inline() {
+                    return (Some(QueuedSkb(s)), freed);
+                }
+                bindings::afunix_skb_unlink_locked(s.as_ptr(), sk.rcvq_ptr());
+                freed[1] = Some(Skb::from_raw(NonNull::new_unchecked(s.as_ptr())));
+                let head = q.peek(None).map(|n| SkbView::from_raw(n.as_ptr()));
+                return (head.map(QueuedSkb), freed);
+            }
+            if sk.urg_inline() {
+                return (Some(QueuedSkb(s)), freed);
+            }
+            let next = q.peek(Some(s)).map(|n| SkbView::from_raw(n.as_ptr()));
+            (next.map(QueuedSkb), freed)
         }
     }
 
@@ -1790,7 +1954,7 @@ impl SkbView {
         unsafe { &*ptr.cast() }
     }
 
-    fn as_ptr(&self) -> *mut bindings::sk_buff {
+    pub(crate) fn as_ptr(&self) -> *mut bindings::sk_buff {
         self.0.get()
     }
 
@@ -1881,6 +2045,33 @@ impl SkbView {
         self.len().saturating_sub(self.consumed())
     }
 
+    /// Moves up to `len` bytes from `offset` into `pipe` (`skb_splice_bits()`): the
+    /// bytes moved.
+    pub(crate) fn splice_to(
+        &self,
+        sk: &Sock,
+        offset: u32,
+        pipe: &Pipe,
+        len: usize,
+    ) -> Result<usize> {
+        let len = u32::try_from(len).unwrap_or(u32::MAX);
+        // SAFETY: The skb is valid and holds `offset + len` bytes (callers clamp
+        // `len`); `sk` is the socket it is queued on; `pipe` is the pipe of the current
+        // `splice_read` call.
+        let r = unsafe {
+            bindings::skb_splice_bits(
+                self.as_ptr(),
+                sk.as_ptr(),
+                offset,
+                pipe.ptr,
+                len,
+                pipe.flags,
+            )
+        };
+        to_result(r.min(0))?;
+        Ok(r as usize)
+    }
+
     /// Copies `len` bytes from `offset` into `msg` (`skb_copy_datagram_msg()`).
     pub(crate) fn copy_to_msg(&self, offset: u32, msg: &mut Msg, len: usize) -> Result {
         let iter = msg.iter();
@@ -1888,6 +2079,22 @@ impl SkbView {
         to_result(unsafe {
             bindings::skb_copy_datagram_iter(self.as_ptr(), offset as c_int, iter, len as c_int)
         })
+    }
+}
+
+/// The pipe of a `splice_read` call, and its splice flags.
+pub(crate) struct Pipe {
+    ptr: *mut bindings::pipe_inode_info,
+    flags: u32,
+}
+
+impl Pipe {
+    /// # Safety
+    ///
+    /// `ptr` is the pipe of the current `proto_ops::splice_read` call, valid for the
+    /// lifetime of the returned value.
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::pipe_inode_info, flags: u32) -> Pipe {
+        Pipe { ptr, flags }
     }
 }
 
@@ -2283,6 +2490,7 @@ impl Sock {
         let listener = self.state() == state::LISTEN;
         let q = self.rcvq_lock();
         if !listener {
+            self.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
             // SAFETY: The queue's lock is held; `hit` is the collector's private list.
             unsafe { bindings::afunix_skb_queue_splice_tail_init(self.rcvq_ptr(), hit.as_ptr()) };
             return;
@@ -2291,6 +2499,7 @@ impl Sock {
         while let Some(s) = skb {
             if let Some(e) = s.embryo() {
                 let _eq = e.rcvq_lock_embryo();
+                e.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
                 // SAFETY: The embryo's queue lock is held; `hit` is private.
                 unsafe { bindings::afunix_skb_queue_splice_tail_init(e.rcvq_ptr(), hit.as_ptr()) };
             }

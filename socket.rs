@@ -10,7 +10,7 @@ use crate::addr::SunAddr;
 use crate::bindings;
 use crate::names;
 use crate::proto;
-use crate::sock::{sun_addr_from_raw, write_sockaddr, Msg, Sock, Socket};
+use crate::sock::{sun_addr_from_raw, write_sockaddr, Msg, Pipe, Sock, Socket};
 use crate::wakeup;
 use core::ffi::c_int;
 use core::marker::PhantomData;
@@ -30,6 +30,9 @@ pub(crate) trait SocketOps {
     fn connect(sock: &Socket, sun: &SunAddr, nonblock: bool) -> Result;
     /// Whether the type has `listen()`/`accept()` (connection-oriented types).
     const LISTENS: bool;
+    /// Whether the type has its own `splice_read` (stream: the skbs' pages go to the
+    /// pipe; the others use the core's copying fallback, as AF_UNIX's).
+    const SPLICES: bool = false;
 }
 
 /// Looks up the `struct sock` of a socket in a callback (it is set until release).
@@ -54,6 +57,7 @@ impl SocketOps for Stream {
         proto::stream_connect(sock, sk_of(sock)?, sun, nonblock)
     }
     const LISTENS: bool = true;
+    const SPLICES: bool = true;
 }
 
 /// `SOCK_DGRAM`.
@@ -321,6 +325,39 @@ unsafe extern "C" fn set_peek_off(sk: *mut bindings::sock, val: c_int) -> c_int 
     })
 }
 
+/// `proto_ops::splice_read` of a stream socket.
+///
+/// # Safety
+///
+/// Only called by the core, with a live socket of this family, the call's offset
+/// pointer and pipe.
+unsafe extern "C" fn splice_read(
+    sock: *mut bindings::socket,
+    ppos: *mut bindings::loff_t,
+    pipe: *mut bindings::pipe_inode_info,
+    len: usize,
+    flags: core::ffi::c_uint,
+) -> isize {
+    // SAFETY: The core passes a live socket of this family, whose file is set (a
+    // splice goes through it), a valid offset pointer and the pipe of the call.
+    let (sock_ref, has_offset, nonblock, pipe) = unsafe {
+        let nonblock = (*(*sock).file).f_flags & bindings::O_NONBLOCK != 0
+            || flags & bindings::AFUNIX_SPLICE_F_NONBLOCK != 0;
+        (
+            Socket::from_raw(sock),
+            !ppos.is_null() && *ppos != 0,
+            nonblock,
+            Pipe::from_raw(pipe, flags),
+        )
+    };
+    let r = sk_of(sock_ref)
+        .and_then(|sk| proto::stream_splice_read(sk, &pipe, len, nonblock, has_offset));
+    match r {
+        Ok(n) => n as isize,
+        Err(e) => e.to_errno() as isize,
+    }
+}
+
 /// `proto_ops::show_fdinfo`: the `scm_fds:` line of `/proc/<pid>/fdinfo/<fd>`.
 ///
 /// # Safety
@@ -383,6 +420,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
         mmap: Some(bindings::sock_no_mmap),
         set_peek_off: Some(set_peek_off),
         show_fdinfo: Some(show_fdinfo),
+        splice_read: if T::SPLICES { Some(splice_read) } else { None },
         ..Default::default()
     }
 }

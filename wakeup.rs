@@ -19,6 +19,8 @@ use core::ptr;
 pub(crate) mod poll {
     /// `EPOLLIN`.
     pub(crate) const IN: u32 = 0x0001;
+    /// `EPOLLPRI`: out-of-band data.
+    pub(crate) const PRI: u32 = 0x0002;
     /// `EPOLLOUT`.
     pub(crate) const OUT: u32 = 0x0004;
     /// `EPOLLERR`.
