@@ -103,6 +103,7 @@ static void recv_note(struct trace *t, int fd, int flags)
 static void scenario(int family, struct trace *t)
 {
 	int sv[2], p[2], t2;
+	char buf[4];
 
 	memset(t, 0, sizeof(*t));
 	if (socketpair(family, SOCK_STREAM, 0, sv) || pipe(p))
@@ -110,7 +111,7 @@ static void scenario(int family, struct trace *t)
 	note(t, pollmask(sv[1]));
 	note(t, except_set(sv[1]));
 	note(t, atmark(sv[1]));
-	note(t, recv(sv[1], (char[4]){}, 4, MSG_OOB | MSG_DONTWAIT));
+	note(t, recv(sv[1], buf, sizeof(buf), MSG_OOB | MSG_DONTWAIT));
 	note(t, send(sv[0], "", 0, MSG_OOB));
 	note(t, send(sv[0], "ab", 2, MSG_DONTWAIT));
 	/* the out-of-band byte carries the pipe's read end */
@@ -156,7 +157,7 @@ static void scenario(int family, struct trace *t)
 		if (socketpair(family, t2, 0, sv))
 			return note(t, -1002);
 		note(t, send(sv[0], "h", 1, MSG_OOB | MSG_DONTWAIT));
-		note(t, recv(sv[1], (char[4]){}, 4, MSG_OOB | MSG_DONTWAIT));
+		note(t, recv(sv[1], buf, sizeof(buf), MSG_OOB | MSG_DONTWAIT));
 		note(t, atmark(sv[1]));
 		close(sv[0]);
 		close(sv[1]);
