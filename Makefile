@@ -13,7 +13,7 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests shim demo check bench lint fmt clean help
+.PHONY: all setup kernel kernels module selftests shim demo check bench fuzz lint fmt clean help
 
 all: module selftests shim
 
@@ -59,6 +59,15 @@ demo: setup module selftests
 
 check: setup module selftests shim
 	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh
+
+# The differential fuzzer, long form: FUZZ_SEEDS seeds from FUZZ_FIRST, FUZZ_OPS calls
+# each, on the debug kernel (make check runs seeds 1..200).
+FUZZ_FIRST ?= 1
+FUZZ_SEEDS ?= 5000
+FUZZ_OPS ?= 100
+fuzz: setup module selftests shim
+	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- \
+		selftests/fuzz $(FUZZ_FIRST) $(FUZZ_SEEDS) $(FUZZ_OPS)
 
 # Benchmarks on the perf kernel, both families in one guest boot; results in
 # bench/results/<time>-<commit>/ (results.md, results.json, raw files).

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A differential fuzzer: a seeded generator of random syscall sequences over a small
+ * pool of sockets, run once on AF_UNIX and once on the module's family, compared call
+ * by call (return value, errno, bytes received, names by form, msg_flags, control
+ * messages, poll masks). The first divergence prints the seed, the call and both
+ * results, and the seed alone replays it:
+ *
+ *	fuzz				make check's bounded run: seeds 1..200, 60 calls
+ *	fuzz FIRST_SEED N_SEEDS [OPS]	(default OPS 60); exit status 1 on a divergence
+ *	fuzz -v SEED [OPS]		replays one seed, printing every call
+ *
+ * It ends with a kselftest "# Totals:" line (one test: no divergence).
+ *
+ * The sequence is generated from the seed before it runs, so that it does not depend
+ * on results. Every socket is non-blocking and every send and receive has
+ * MSG_DONTWAIT: nothing waits. Pathnames are made in a directory of each run's own,
+ * and each run is in a network namespace of its own.
+ *
+ * Excluded from the comparison, each for the reason given where it is done: the random
+ * part of autobind names (compared by length and first byte), the family number in
+ * returned addresses (mapped to AF_UNIX), inode numbers (never read).
+ */
+#include "common.h"
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SLOTS 6
+#define MAXOPS 400
+
+enum op_kind {
+	OP_SOCKET, OP_SOCKETPAIR, OP_BIND, OP_LISTEN, OP_CONNECT, OP_ACCEPT, OP_SEND,
+	OP_SENDTO, OP_RECV, OP_SHUTDOWN, OP_CLOSE, OP_GETNAME, OP_SETSOCKOPT, OP_IOCTL,
+	OP_POLL, OP_KINDS
+};
+
+static const char *const op_names[] = {
+	"socket", "socketpair", "bind", "listen", "connect", "accept", "send", "sendto",
+	"recv", "shutdown", "close", "getname", "setsockopt", "ioctl", "poll",
+};
+
+struct op {
+	int kind, a, b, c, d;
+	unsigned int flags;
+	size_t len;
+};
+
+/* The result of one call. */
+struct res {
+	long ret;
+	int err;
+	uint32_t digest;	/* bytes, names, flags, masks: what the call returned */
+};
+
+static uint64_t rng;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 11);
+}
+
+static uint32_t mix(uint32_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 16777619u;
+	return h;
+}
+
+static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW, 0, 7 };
+
+static void gen(struct op *ops, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct op *o = &ops[i];
+
+		/* sockets made more often than other calls: fewer calls on empty slots */
+		o->kind = rnd() % (OP_KINDS + 4);
+		if (o->kind >= OP_KINDS)
+			o->kind = o->kind & 1 ? OP_SOCKETPAIR : OP_SOCKET;
+		o->a = rnd() % SLOTS;
+		o->b = rnd() % SLOTS;
+		o->c = rnd();
+		o->d = rnd();
+		o->flags = rnd();
+		switch (rnd() % 8) {
+		case 0:
+			o->len = 0;
+			break;
+		case 1:
+			o->len = rnd() % 300000;
+			break;
+		default:
+			o->len = rnd() % 300;
+		}
+	}
+}
+
+/* The name of slot-independent test addresses: abstract or pathname, by number. */
+static socklen_t make_addr(struct sockaddr_un *sun, int family, int pick)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = family;
+	switch (pick % 8) {
+	case 0:
+	case 1:
+	case 2:
+		sun->sun_path[0] = 0;
+		snprintf(sun->sun_path + 1, 20, "fz%d", pick % 3);
+		return offsetof(struct sockaddr_un, sun_path) + 1 + strlen(sun->sun_path + 1);
+	case 3:
+	case 4:
+		snprintf(sun->sun_path, 20, "p%d", pick % 2);
+		return offsetof(struct sockaddr_un, sun_path) + strlen(sun->sun_path) + 1;
+	case 5:
+		/* autobind */
+		return sizeof(sa_family_t);
+	case 6:
+		snprintf(sun->sun_path, 20, "nodir/x");
+		return offsetof(struct sockaddr_un, sun_path) + 8;
+	default:
+		/* a malformed length, or the wrong family */
+		if (pick & 8)
+			sun->sun_family = AF_INET;
+		snprintf(sun->sun_path, 20, "p0");
+		return (pick >> 4) % (sizeof(*sun) + 8);
+	}
+}
+
+/* Digest of a returned address, by form: autobind names by length and first byte. */
+static uint32_t addr_digest(uint32_t h, const struct sockaddr_un *sun, socklen_t len, int family)
+{
+	struct sockaddr_un c = *sun;
+
+	if (len >= sizeof(sa_family_t) && c.sun_family == family)
+		c.sun_family = AF_UNIX;	/* the module reports its own number */
+	h = mix(h, &len, sizeof(len));
+	if (len == offsetof(struct sockaddr_un, sun_path) + 6 && c.sun_path[0] == 0 &&
+	    memcmp(c.sun_path + 1, "fz", 2) != 0) {
+		/* an autobind name: 5 random hex digits, not compared */
+		return mix(h, "autobind", 8);
+	}
+	return mix(h, &c, len < sizeof(c) ? len : sizeof(c));
+}
+
+struct world {
+	int family;
+	int fd[SLOTS];
+};
+
+static int free_slot(struct world *w)
+{
+	int i;
+
+	for (i = 0; i < SLOTS; i++)
+		if (w->fd[i] < 0)
+			return i;
+	return -1;
+}
+
+static void put(struct world *w, int fd)
+{
+	int s = free_slot(w);
+
+	if (s < 0)
+		close(fd);
+	else
+		w->fd[s] = fd;
+}
+
+static char sendbuf[300000];
+static char recvbuf[300000];
+
+static const unsigned int send_flags[] = { 0, MSG_OOB, MSG_NOSIGNAL, MSG_EOR, MSG_MORE,
+					   MSG_CONFIRM, 0x80000000u };
+static const unsigned int recv_flags[] = { 0, MSG_PEEK, MSG_TRUNC, MSG_WAITALL, MSG_OOB,
+					   MSG_CMSG_CLOEXEC, MSG_ERRQUEUE };
+
+static struct res run_op(struct world *w, const struct op *o)
+{
+	struct res r = { 0 };
+	int fa = w->fd[o->a], fb = w->fd[o->b], fam = w->family, v, sv[2];
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+	union {
+		char buf[512];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov;
+	struct msghdr mh;
+	unsigned int fl = 0;
+	int i;
+
+	errno = 0;
+	switch (o->kind) {
+	case OP_SOCKET:
+		r.ret = socket(fam, types[o->c % 6] | SOCK_NONBLOCK,
+			       o->d % 16 == 0 ? 1 : 0);
+		if (r.ret >= 0)
+			put(w, r.ret), r.ret = 0;
+		break;
+	case OP_SOCKETPAIR:
+		r.ret = socketpair(fam, types[o->c % 3] | SOCK_NONBLOCK, 0, sv);
+		if (!r.ret) {
+			put(w, sv[0]);
+			put(w, sv[1]);
+		}
+		break;
+	case OP_BIND:
+		len = make_addr(&sun, fam, o->c);
+		r.ret = bind(fa, (struct sockaddr *)&sun, len);
+		break;
+	case OP_LISTEN:
+		r.ret = listen(fa, (int)(o->c % 5) - 1);
+		break;
+	case OP_CONNECT:
+		if (o->c % 7 == 0) {
+			memset(&sun, 0, sizeof(sun));
+			sun.sun_family = AF_UNSPEC;
+			len = sizeof(sa_family_t);
+		} else {
+			len = make_addr(&sun, fam, o->d);
+		}
+		r.ret = connect(fa, (struct sockaddr *)&sun, len);
+		break;
+	case OP_ACCEPT:
+		r.ret = accept4(fa, (struct sockaddr *)&sun, &len, SOCK_NONBLOCK);
+		if (r.ret >= 0) {
+			r.digest = addr_digest(0, &sun, len, fam);
+			put(w, r.ret);
+			r.ret = 0;
+		}
+		break;
+	case OP_SEND:
+	case OP_SENDTO:
+		for (i = 0; i < (int)(o->len < 64 ? o->len : 64); i++)
+			sendbuf[i] = (char)(o->c + i);
+		fl = send_flags[o->d % 7] | MSG_DONTWAIT | MSG_NOSIGNAL;
+		if (o->kind == OP_SEND) {
+			r.ret = send(fa, sendbuf, o->len, fl);
+		} else {
+			len = make_addr(&sun, fam, o->c >> 8);
+			r.ret = sendto(fa, sendbuf, o->len, fl, (struct sockaddr *)&sun, len);
+		}
+		break;
+	case OP_RECV:
+		fl = recv_flags[o->d % 7] | MSG_DONTWAIT;
+		iov.iov_base = recvbuf;
+		iov.iov_len = o->len < sizeof(recvbuf) ? o->len : sizeof(recvbuf);
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_name = &sun;
+		mh.msg_namelen = o->c & 1 ? sizeof(sun) : 0;
+		mh.msg_control = o->c & 2 ? ctl.buf : NULL;
+		mh.msg_controllen = o->c & 2 ? (o->c >> 4) % sizeof(ctl.buf) : 0;
+		memset(&ctl, 0, sizeof(ctl));
+		r.ret = recvmsg(fa, &mh, fl);
+		if (r.ret >= 0) {
+			size_t n = (size_t)r.ret < iov.iov_len ? (size_t)r.ret : iov.iov_len;
+			struct cmsghdr *c;
+
+			r.digest = mix(0, recvbuf, n);
+			r.digest = mix(r.digest, &mh.msg_flags, sizeof(mh.msg_flags));
+			r.digest = addr_digest(r.digest, &sun, mh.msg_namelen, fam);
+			for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+				r.digest = mix(r.digest, &c->cmsg_level, sizeof(int));
+				r.digest = mix(r.digest, &c->cmsg_type, sizeof(int));
+				r.digest = mix(r.digest, &c->cmsg_len, sizeof(c->cmsg_len));
+			}
+		}
+		break;
+	case OP_SHUTDOWN:
+		r.ret = shutdown(fa, (int)(o->c % 4));
+		break;
+	case OP_CLOSE:
+		r.ret = close(fa);
+		w->fd[o->a] = -1;
+		break;
+	case OP_GETNAME:
+		memset(&sun, 0, sizeof(sun));
+		r.ret = o->c & 1 ? getpeername(fa, (struct sockaddr *)&sun, &len) :
+				   getsockname(fa, (struct sockaddr *)&sun, &len);
+		if (!r.ret)
+			r.digest = addr_digest(0, &sun, len, fam);
+		break;
+	case OP_SETSOCKOPT:
+		v = (int)(o->d % 3) - 1;
+		switch (o->c % 4) {
+		case 0:
+			r.ret = setsockopt(fa, SOL_SOCKET, SO_PASSCRED, &v, sizeof(v));
+			break;
+		case 1:
+			r.ret = setsockopt(fa, SOL_SOCKET, SO_PEEK_OFF, &v, sizeof(v));
+			break;
+		case 2:
+			r.ret = setsockopt(fa, SOL_SOCKET, SO_OOBINLINE, &v, sizeof(v));
+			break;
+		default:
+			len = sizeof(v);
+			r.ret = getsockopt(fa, SOL_SOCKET, SO_ERROR, &v, &len);
+			r.digest = v;
+		}
+		break;
+	case OP_IOCTL:
+		v = -1;
+		r.ret = ioctl(fa, o->c % 2 ? SIOCINQ : SIOCATMARK, &v);
+		r.digest = v;
+		break;
+	case OP_POLL: {
+		struct pollfd p = { .fd = fa, .events = POLLIN | POLLOUT | POLLPRI | POLLRDHUP };
+
+		r.ret = poll(&p, 1, 0);
+		r.digest = p.revents;
+		break;
+	}
+	}
+	(void)fb;
+	if (r.ret < 0)
+		r.err = errno;
+	return r;
+}
+
+/* Runs the ops on `family` in a fresh netns and directory; fills `res`. */
+static int run_world(int family, const struct op *ops, int n, struct res *res)
+{
+	char dir[] = "fuzz.XXXXXX", cwd[PATH_MAX];
+	struct world w = { .family = family };
+	int i;
+
+	if (unshare(CLONE_NEWNET) || !getcwd(cwd, sizeof(cwd)) || !mkdtemp(dir) || chdir(dir))
+		return -1;
+	for (i = 0; i < SLOTS; i++)
+		w.fd[i] = -1;
+	for (i = 0; i < n; i++)
+		res[i] = run_op(&w, &ops[i]);
+	for (i = 0; i < SLOTS; i++)
+		if (w.fd[i] >= 0)
+			close(w.fd[i]);
+	unlink("p0");
+	unlink("p1");
+	if (chdir(cwd))
+		return -1;
+	rmdir(dir);
+	return 0;
+}
+
+static void describe(const struct op *o, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s(slot %d, slot %d, c=%#x, d=%#x, flags=%#x, len=%zu)",
+		 op_names[o->kind], o->a, o->b, o->c, o->d, o->flags, o->len);
+}
+
+/* One seed: 0 if both families agree, 1 on the first divergence (printed). */
+static int one_seed(uint64_t seed, int n, int ours, bool verbose)
+{
+	static struct op ops[MAXOPS];
+	static struct res ru[MAXOPS], ro[MAXOPS];
+	char d[160];
+	int i;
+
+	rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	gen(ops, n);
+	if (run_world(AF_UNIX, ops, n, ru) || run_world(ours, ops, n, ro)) {
+		printf("# seed %llu: cannot set up: %s\n", (unsigned long long)seed, strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		describe(&ops[i], d, sizeof(d));
+		if (verbose)
+			printf("# %3d %s: AF_UNIX %ld/%s/%08x, ours %ld/%s/%08x\n", i, d,
+			       ru[i].ret, ru[i].err ? strerror(ru[i].err) : "-", ru[i].digest,
+			       ro[i].ret, ro[i].err ? strerror(ro[i].err) : "-", ro[i].digest);
+		if (ru[i].ret != ro[i].ret || ru[i].err != ro[i].err ||
+		    ru[i].digest != ro[i].digest) {
+			printf("# divergence: seed %llu, call %d: %s\n", (unsigned long long)seed, i, d);
+			printf("#   AF_UNIX: ret %ld, errno %d (%s), digest %08x\n", ru[i].ret,
+			       ru[i].err, strerror(ru[i].err), ru[i].digest);
+			printf("#   ours:    ret %ld, errno %d (%s), digest %08x\n", ro[i].ret,
+			       ro[i].err, strerror(ro[i].err), ro[i].digest);
+			printf("#   replay: fuzz -v %llu %d\n", (unsigned long long)seed, n);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int ours = afunix_module_family(), ops = 60, bad = 0;
+	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+	unsigned long long first, count, s;
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGURG, SIG_IGN);
+	if (ours < 0) {
+		printf("# rust_afunix is not loaded\n");
+		return 1;
+	}
+	if (verbose && argc < 3) {
+		fprintf(stderr, "usage: fuzz [FIRST_SEED N_SEEDS [OPS]] | fuzz -v SEED [OPS]\n");
+		return 2;
+	}
+	first = argc > 1 ? strtoull(argv[1 + verbose], NULL, 0) : 1;
+	count = verbose ? 1 : (argc > 2 ? strtoull(argv[2], NULL, 0) : 200);
+	if (argc > 3)
+		ops = atoi(argv[3]);
+	if (ops < 1 || ops > MAXOPS)
+		ops = 60;
+	for (s = first; s < first + count; s++) {
+		pid_t pid = fork();
+		int st;
+
+		/* each seed in a child: a fresh netns each time, and a crash is contained */
+		if (pid == 0) {
+			st = one_seed(s, ops, ours, verbose);
+			fflush(stdout);
+			_exit(st);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			bad++;
+			if (!verbose)
+				break;
+		}
+	}
+	printf("# fuzz: seeds %llu..%llu, %d calls each: %s\n", first, s - (bad == 0),
+	       ops, bad ? "DIVERGENCE" : "no divergence");
+	printf("%s 1 fuzz\n# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
+	       bad ? "not ok" : "ok", !bad, !!bad);
+	return bad != 0;
+}
