@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Named regression tests for the divergences from AF_UNIX that issue 13 reported
+ * (found by a differential run of random calls before this project's fuzzer existed),
+ * each differential: the scenario runs on AF_UNIX and on the module's family in the
+ * same test, and every result must be the same.
+ *  - a zero-length recv on an empty stream socket: EAGAIN (ECONNRESET after a reset);
+ *  - a send after the peer's reset: EPIPE;
+ *  - a MSG_PEEK with unread data and a pending reset: the data;
+ *  - poll masks after a reset and after shutdowns (EPOLLERR only where AF_UNIX sets it);
+ *  - SO_PASSCRED on the receiver only: credentials arrive.
+ */
+#include "common.h"
+
+#include "kselftest_harness.h"
+
+struct trace {
+	long v[64];
+	int n;
+};
+
+static void note(struct trace *t, long r)
+{
+	if (t->n < 64)
+		t->v[t->n++] = r < 0 ? -errno : r;
+}
+
+static long mask(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT | POLLPRI | POLLRDHUP };
+
+	return poll(&p, 1, 0) < 0 ? -errno : p.revents;
+}
+
+/* A stream pair whose sv[1] got a reset: sv[0] closed with data unread by it. */
+static int reset_pair(int family, int sv[2])
+{
+	int s[2];
+
+	if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, s))
+		return -1;
+	if (send(s[1], "x", 1, 0) != 1)
+		return -1;
+	close(s[0]);
+	sv[0] = -1;
+	sv[1] = s[1];
+	return 0;
+}
+
+static void scenario(int family, struct trace *t)
+{
+	char buf[8];
+	int sv[2], on = 1, i;
+	union {
+		char b[CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	memset(t, 0, sizeof(*t));
+	/* zero-length recv on an empty stream */
+	if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
+		return note(t, -1000);
+	note(t, recv(sv[1], buf, 0, 0));
+	note(t, mask(sv[1]));
+	close(sv[0]);
+	close(sv[1]);
+	/* after a reset: zero-length recv, peek, send, poll, SO_ERROR */
+	if (reset_pair(family, sv))
+		return note(t, -1001);
+	note(t, mask(sv[1]));
+	note(t, recv(sv[1], buf, 0, 0));
+	note(t, mask(sv[1]));
+	if (reset_pair(family, sv))
+		return note(t, -1002);
+	note(t, send(sv[1], "y", 1, MSG_NOSIGNAL));
+	note(t, mask(sv[1]));
+	close(sv[1]);
+	/* a peek with unread data and a pending reset */
+	if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
+		return note(t, -1003);
+	note(t, send(sv[0], "ab", 2, 0));
+	note(t, send(sv[1], "z", 1, 0));
+	close(sv[0]);
+	note(t, recv(sv[1], buf, sizeof(buf), MSG_PEEK));
+	note(t, recv(sv[1], buf, sizeof(buf), 0));
+	note(t, recv(sv[1], buf, sizeof(buf), 0));
+	note(t, mask(sv[1]));
+	close(sv[1]);
+	/* shutdowns, each way, on each type: the poll masks */
+	for (i = 0; i < 3; i++) {
+		int type = i == 0 ? SOCK_STREAM : i == 1 ? SOCK_DGRAM : SOCK_SEQPACKET;
+
+		if (socketpair(family, type | SOCK_NONBLOCK, 0, sv))
+			return note(t, -1004);
+		note(t, shutdown(sv[0], SHUT_WR));
+		note(t, mask(sv[0]));
+		note(t, mask(sv[1]));
+		note(t, shutdown(sv[1], SHUT_RDWR));
+		note(t, mask(sv[0]));
+		note(t, mask(sv[1]));
+		close(sv[0]);
+		close(sv[1]);
+	}
+	/* SO_PASSCRED on the receiver only: the credentials arrive */
+	if (socketpair(family, SOCK_DGRAM, 0, sv))
+		return note(t, -1005);
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
+	note(t, send(sv[0], "c", 1, 0));
+	mh.msg_control = u.b;
+	mh.msg_controllen = sizeof(u.b);
+	note(t, recvmsg(sv[1], &mh, MSG_DONTWAIT));
+	note(t, mh.msg_controllen);
+	if (mh.msg_controllen >= CMSG_LEN(sizeof(struct ucred))) {
+		struct ucred c;
+
+		memcpy(&c, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof(c));
+		note(t, c.pid == getpid() && c.uid == getuid() && c.gid == getgid());
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
+TEST(issue13_divergences)
+{
+	static struct trace u, o;
+	int fam = afunix_module_family(), i;
+
+	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
+	signal(SIGPIPE, SIG_IGN);
+	scenario(AF_UNIX, &u);
+	scenario(fam, &o);
+	ASSERT_EQ(u.n, o.n);
+	for (i = 0; i < u.n; i++)
+		EXPECT_EQ(u.v[i], o.v[i]) TH_LOG("step %d", i);
+	/* AF_UNIX's own answers, for the record */
+	EXPECT_EQ(-EAGAIN, u.v[0]);	/* zero-length recv, empty stream */
+	EXPECT_EQ(-EPIPE, u.v[5]);	/* send after the peer's reset */
+	EXPECT_EQ(2, u.v[9]);		/* the peek returns the data */
+}
+
+TEST_HARNESS_MAIN
