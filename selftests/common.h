@@ -134,4 +134,29 @@ static inline void leave_private_dir(const char *cwd, const char *dir)
 /* Returns the errno of a failing call, 0 for success. */
 #define ERRNO_OF(call) ((call) < 0 ? errno : 0)
 
+/* Closes both ends of a pair that are open, and marks them closed. */
+static inline void close_pair(int sv[2])
+{
+	if (sv[0] >= 0)
+		close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	sv[0] = sv[1] = -1;
+}
+
+/*
+ * The results of a differential scenario (oob.c, regress.c): each call's return value,
+ * or -errno, in order; run once per family and compared entry by entry.
+ */
+struct trace {
+	long v[96];
+	int n;
+};
+
+static inline void note(struct trace *t, long r)
+{
+	if (t->n < 96)
+		t->v[t->n++] = r < 0 ? -errno : r;
+}
+
 #endif

@@ -15,17 +15,6 @@
 
 #include "kselftest_harness.h"
 
-struct trace {
-	long v[96];
-	int n;
-};
-
-static void note(struct trace *t, long r)
-{
-	if (t->n < 96)
-		t->v[t->n++] = r < 0 ? -errno : r;
-}
-
 static long pollmask(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLPRI | POLLOUT };

@@ -14,17 +14,6 @@
 
 #include "kselftest_harness.h"
 
-struct trace {
-	long v[64];
-	int n;
-};
-
-static void note(struct trace *t, long r)
-{
-	if (t->n < 64)
-		t->v[t->n++] = r < 0 ? -errno : r;
-}
-
 static long mask(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT | POLLPRI | POLLRDHUP };

@@ -50,15 +50,6 @@ FIXTURE_SETUP(rights)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void close_pair(int sv[2])
-{
-	if (sv[0] >= 0)
-		close(sv[0]);
-	if (sv[1] >= 0)
-		close(sv[1]);
-	sv[0] = sv[1] = -1;
-}
-
 FIXTURE_TEARDOWN(rights)
 {
 	close_pair(self->sv);
@@ -569,20 +560,11 @@ static void make_pair(struct __test_metadata *_metadata, int family, int type, i
 }
 
 /* A listener in fd[0] and a client connected to it in fd[1] (an embryo waits). */
+static int listener_pair(int family, int l[2]);
+
 static void make_listener(struct __test_metadata *_metadata, int family, int fd[2])
 {
-	struct sockaddr_un sun = { .sun_family = family };
-	socklen_t len = sizeof(sa_family_t);
-
-	fd[0] = socket(family, SOCK_STREAM, 0);
-	ASSERT_LE(0, fd[0]);
-	ASSERT_EQ(0, bind(fd[0], (struct sockaddr *)&sun, len));
-	len = sizeof(sun);
-	ASSERT_EQ(0, getsockname(fd[0], (struct sockaddr *)&sun, &len));
-	ASSERT_EQ(0, listen(fd[0], -1));
-	fd[1] = socket(family, SOCK_STREAM, 0);
-	ASSERT_LE(0, fd[1]);
-	ASSERT_EQ(0, connect(fd[1], (struct sockaddr *)&sun, len));
+	ASSERT_EQ(0, listener_pair(family, fd));
 }
 
 /*

@@ -49,15 +49,6 @@ FIXTURE_SETUP(scm)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void close_pair(int sv[2])
-{
-	if (sv[0] >= 0)
-		close(sv[0]);
-	if (sv[1] >= 0)
-		close(sv[1]);
-	sv[0] = sv[1] = -1;
-}
-
 FIXTURE_TEARDOWN(scm)
 {
 	close_pair(self->sv);

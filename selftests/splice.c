@@ -14,26 +14,26 @@
 #include "kselftest_harness.h"
 
 /* The trace of one scenario: return values and errnos, then the bytes received. */
-struct trace {
+struct data_trace {
 	long v[64];
 	int n;
 	char data[16384];
 	size_t len;
 };
 
-static void note(struct trace *t, long r)
+static void dnote(struct data_trace *t, long r)
 {
 	if (t->n < 64)
 		t->v[t->n++] = r < 0 ? -errno : r;
 }
 
 /* Receives everything queued (non-blocking) into the trace, message by message. */
-static void drain(struct trace *t, int fd)
+static void drain(struct data_trace *t, int fd)
 {
 	for (;;) {
 		ssize_t r = recv(fd, t->data + t->len, sizeof(t->data) - t->len, MSG_DONTWAIT);
 
-		note(t, r);
+		dnote(t, r);
 		if (r <= 0 || t->len + r >= sizeof(t->data))
 			return;
 		t->len += r;
@@ -42,7 +42,7 @@ static void drain(struct trace *t, int fd)
 
 static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
 
-static void scenario(int family, struct trace *t)
+static void scenario(int family, struct data_trace *t)
 {
 	char buf[5000], path[] = "splice.XXXXXX";
 	int sv[2], p[2], i, f;
@@ -55,42 +55,42 @@ static void scenario(int family, struct trace *t)
 
 	/* a stream socket into a pipe */
 	if (socketpair(family, SOCK_STREAM, 0, sv) || pipe(p))
-		return note(t, -1000);
-	note(t, write(sv[0], buf, 1000));
-	note(t, splice(sv[1], NULL, p[1], NULL, 600, 0));
-	note(t, splice(sv[1], NULL, p[1], NULL, 600, 0));
-	note(t, splice(sv[1], NULL, p[1], NULL, 600, SPLICE_F_NONBLOCK));
-	note(t, splice(sv[1], &off, p[1], NULL, 10, SPLICE_F_NONBLOCK));
-	note(t, read(p[0], t->data, 1000));
+		return dnote(t, -1000);
+	dnote(t, write(sv[0], buf, 1000));
+	dnote(t, splice(sv[1], NULL, p[1], NULL, 600, 0));
+	dnote(t, splice(sv[1], NULL, p[1], NULL, 600, 0));
+	dnote(t, splice(sv[1], NULL, p[1], NULL, 600, SPLICE_F_NONBLOCK));
+	dnote(t, splice(sv[1], &off, p[1], NULL, 10, SPLICE_F_NONBLOCK));
+	dnote(t, read(p[0], t->data, 1000));
 	t->len = t->v[t->n - 1] > 0 ? t->v[t->n - 1] : 0;
 	shutdown(sv[0], SHUT_WR);
-	note(t, splice(sv[1], NULL, p[1], NULL, 600, 0));
+	dnote(t, splice(sv[1], NULL, p[1], NULL, 600, 0));
 	close(sv[0]);
 	close(sv[1]);
 
 	/* a pipe into each type, and sendfile and vmsplice */
 	f = mkstemp(path);
 	if (f < 0)
-		return note(t, -1001);
+		return dnote(t, -1001);
 	unlink(path);
-	note(t, write(f, buf, sizeof(buf)));
+	dnote(t, write(f, buf, sizeof(buf)));
 	for (i = 0; i < 3; i++) {
 		if (socketpair(family, types[i], 0, sv))
-			return note(t, -1002);
-		note(t, write(p[1], buf, 300));
-		note(t, splice(p[0], NULL, sv[0], NULL, 300, 0));
-		note(t, write(p[1], buf, 300));
-		note(t, splice(p[0], NULL, sv[0], &off, 300, 0));
-		note(t, read(p[0], buf, 300));
+			return dnote(t, -1002);
+		dnote(t, write(p[1], buf, 300));
+		dnote(t, splice(p[0], NULL, sv[0], NULL, 300, 0));
+		dnote(t, write(p[1], buf, 300));
+		dnote(t, splice(p[0], NULL, sv[0], &off, 300, 0));
+		dnote(t, read(p[0], buf, 300));
 		drain(t, sv[1]);
 		off = 100;
-		note(t, sendfile(sv[0], f, &off, 2000));
-		note(t, off);
+		dnote(t, sendfile(sv[0], f, &off, 2000));
+		dnote(t, off);
 		drain(t, sv[1]);
 		iov.iov_base = buf + 7;
 		iov.iov_len = 200;
-		note(t, vmsplice(p[1], &iov, 1, 0));
-		note(t, splice(p[0], NULL, sv[0], NULL, 200, 0));
+		dnote(t, vmsplice(p[1], &iov, 1, 0));
+		dnote(t, splice(p[0], NULL, sv[0], NULL, 200, 0));
 		drain(t, sv[1]);
 		off = 0;
 		close(sv[0]);
@@ -103,7 +103,7 @@ static void scenario(int family, struct trace *t)
 
 TEST(splice_sendfile_vmsplice)
 {
-	static struct trace u, o;
+	static struct data_trace u, o;
 	int fam = afunix_module_family(), i;
 
 	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
