@@ -13,7 +13,7 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests shim demo check bench fuzz lint fmt clean help
+.PHONY: all setup kernel kernels module selftests shim demo check bench fuzz stress lint fmt clean help
 
 all: module selftests shim
 
@@ -21,6 +21,8 @@ help:
 	@echo "make demo       boot the test kernel, load the module, show an exchange"
 	@echo "make check      run the whole test suite in the VM (both families)"
 	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
+	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds)"
+	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
 	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
 	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
 	@echo "make lint       rustfmt --check, checkpatch, and the module built with clippy"
@@ -69,11 +71,19 @@ fuzz: setup module selftests shim
 	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- \
 		selftests/fuzz $(FUZZ_FIRST) $(FUZZ_SEEDS) $(FUZZ_OPS)
 
+# The concurrency stress, long form: STRESS_SECONDS per family on the debug kernel
+# (make check runs 6).
+STRESS_SECONDS ?= 300
+stress: setup module selftests shim
+	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- selftests/stress $(STRESS_SECONDS)
+
 # Benchmarks on the perf kernel, both families in one guest boot; results in
-# bench/results/<time>-<commit>/ (results.md, results.json, raw files).
+# bench/results/<time>-<commit>/ (results.md, results.json, raw files). BENCH_ICOUNT=1
+# runs them under QEMU's instruction-counting clock (vm-run --icount): deterministic.
 bench: setup selftests shim bench/lookup bench/datapath bench/autobind
 	@$(MAKE) -s module KVARIANT=perf
-	@$(SCRIPTS)/vm-run --kernel perf --memory 8G --timeout 5400 -- bench/run-guest
+	@$(SCRIPTS)/vm-run --kernel perf --memory 8G --timeout 5400 \
+		$(if $(filter 1,$(BENCH_ICOUNT)),--icount) -- bench/run-guest
 	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty); \
 	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && bench/report $$run && \
 	bench/plot $$run && echo "bench: results in $$run"

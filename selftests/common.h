@@ -131,6 +131,10 @@ static inline void leave_private_dir(const char *cwd, const char *dir)
 		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Returns the errno of a failing call, 0 for success. */
 #define ERRNO_OF(call) ((call) < 0 ? errno : 0)
 
@@ -157,6 +161,54 @@ static inline void note(struct trace *t, long r)
 {
 	if (t->n < 96)
 		t->v[t->n++] = r < 0 ? -errno : r;
+}
+
+/* The protocol names of a family in /proc/net/protocols ("UNIX", "UNIX-STREAM"). */
+static inline void proto_names(bool ours, const char **dgram, const char **stream)
+{
+	*dgram = ours ? "RUST_AFUNIX " : "UNIX ";
+	*stream = ours ? "RUST_AFUNIX-STREAM " : "UNIX-STREAM ";
+}
+
+/* Sockets of the protocol whose line starts with `name`, in this netns; -1 if none. */
+static inline int count_sockets(const char *name)
+{
+	char line[512];
+	int n = -1, size;
+	FILE *f = fopen("/proc/net/protocols", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, strlen(name)) &&
+		    sscanf(line + strlen(name), "%d %d", &size, &n) == 2)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Waits (at most 20 s) until `want` sockets of the family are left in this netns;
+ * returns the difference left.
+ */
+static inline int wait_sockets(bool ours, int want)
+{
+	const char *d, *s;
+	int i, n = 0;
+
+	proto_names(ours, &d, &s);
+	for (i = 0; i < 2000; i++) {
+		n = count_sockets(d) + count_sockets(s) - want;
+		if (n == 0)
+			break;
+		usleep(10000);
+	}
+	return n;
+}
+
+static inline int wait_no_sockets(bool ours)
+{
+	return wait_sockets(ours, 0);
 }
 
 #endif

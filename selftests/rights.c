@@ -505,54 +505,6 @@ TEST_F(rights, fdinfo_listener)
 	close(l);
 }
 
-/* The protocol names of a family in /proc/net/protocols ("UNIX", "UNIX-STREAM"). */
-static void proto_names(bool ours, const char **dgram, const char **stream)
-{
-	*dgram = ours ? "RUST_AFUNIX " : "UNIX ";
-	*stream = ours ? "RUST_AFUNIX-STREAM " : "UNIX-STREAM ";
-}
-
-/* Sockets of the protocol whose line starts with `name`, in this netns; -1 if none. */
-static int count_sockets(const char *name)
-{
-	char line[512];
-	int n = -1, size;
-	FILE *f = fopen("/proc/net/protocols", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, strlen(name)) &&
-		    sscanf(line + strlen(name), "%d %d", &size, &n) == 2)
-			break;
-	fclose(f);
-	return n;
-}
-
-/*
- * Waits (at most 20 s) until `want` sockets of the family are left in this netns;
- * returns the difference left.
- */
-static int wait_sockets(bool ours, int want)
-{
-	const char *d, *s;
-	int i, n = 0;
-
-	proto_names(ours, &d, &s);
-	for (i = 0; i < 2000; i++) {
-		n = count_sockets(d) + count_sockets(s) - want;
-		if (n == 0)
-			break;
-		usleep(10000);
-	}
-	return n;
-}
-
-static int wait_no_sockets(bool ours)
-{
-	return wait_sockets(ours, 0);
-}
-
 /* A socketpair in fd[0], fd[1]. */
 static void make_pair(struct __test_metadata *_metadata, int family, int type, int fd[2])
 {
