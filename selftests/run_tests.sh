@@ -12,7 +12,9 @@ cd "${AFUNIX_TMP:-/tmp}" || exit 1
 pass=0 fail=0 skip=0
 for t in "${TESTS[@]}"; do
 	echo "=== $t"
+	start=$SECONDS
 	"$here/$t" 2>&1 | tee "/tmp/afunix-$t.log"
+	echo "=== $t: $((SECONDS - start)) s"
 	totals=$(grep -E '^# Totals:' "/tmp/afunix-$t.log" | tail -n 1)
 	if [ -z "$totals" ]; then
 		echo "$t: no totals (crashed?)"
