@@ -68,14 +68,15 @@ FUZZ_FIRST ?= 1
 FUZZ_SEEDS ?= 5000
 FUZZ_OPS ?= 100
 fuzz: setup module selftests shim
-	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- \
-		selftests/fuzz $(FUZZ_FIRST) $(FUZZ_SEEDS) $(FUZZ_OPS)
+	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- sh -c 'cd "$$AFUNIX_TMP" && \
+		exec "$$AFUNIX_ROOT/selftests/fuzz" $(FUZZ_FIRST) $(FUZZ_SEEDS) $(FUZZ_OPS)'
 
 # The concurrency stress, long form: STRESS_SECONDS per family on the debug kernel
 # (make check runs 6).
 STRESS_SECONDS ?= 300
 stress: setup module selftests shim
-	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- selftests/stress $(STRESS_SECONDS)
+	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- sh -c \
+		'cd "$$AFUNIX_TMP" && exec "$$AFUNIX_ROOT/selftests/stress" $(STRESS_SECONDS)'
 
 # Benchmarks on the perf kernel, both families in one guest boot; results in
 # bench/results/<time>-<commit>/ (results.md, results.json, raw files). BENCH_ICOUNT=1
