@@ -32,8 +32,9 @@
  *		 live: every one must fail with EWOULDBLOCK.
  *
  * Afterwards: every worker exited cleanly, no errno outside the set each call may return
- * here, the family's sockets in /proc/net/protocols of the run's netns back to 0, and
- * (the module) its reference count back to where it was. The module's final unload, the
+ * here, the family's sockets in /proc/net/protocols of the run's netns back to 0 (the
+ * module; AF_UNIX's collector leaves some of the cycles worker's garbage: reported),
+ * and (the module) its reference count back to where it was. The module's final unload, the
  * splat check and kmemleak are vm-run's. Prints operations per second and a histogram of
  * results per call, per family.
  *
@@ -933,6 +934,19 @@ static void report(const char *fam, int secs)
 	printf("# %s: %lu calls in %d s, %lu per second\n", fam, total, secs, total / secs);
 }
 
+/* Prints the family's sockets of this netns (at most 40), as /proc/net lists them. */
+static void show_sockets(bool ours)
+{
+	FILE *f = fopen(ours ? "/proc/net/rust_afunix" : "/proc/net/unix", "r");
+	char line[512];
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f) && n++ < 41)
+		printf("#   %s", line);
+	if (f)
+		fclose(f);
+}
+
 static int module_refcnt(void)
 {
 	return read_int_file("/sys/module/rust_afunix/refcnt");
@@ -1015,9 +1029,20 @@ static int run_family(bool variant_ours, int secs)
 		}
 		left = wait_no_sockets(ours);
 		printf("# %s: %d sockets left\n", fam, left);
+		if (left)
+			show_sockets(ours);
 	}
-	if (left)
+	/*
+	 * AF_UNIX of 6.12.117 leaves sockets of fd cycles (made by the cycles worker, with
+	 * listeners and MSG_PEEK) that its collector never frees, even after a collection
+	 * with a changed graph: the oracle's leak is reported, not failed. The module must
+	 * free every one.
+	 */
+	if (left && ours)
 		fail("%d sockets left in the run's netns", left);
+	else if (left)
+		printf("# %s: %d sockets of garbage cycles left by AF_UNIX's collector\n", fam,
+		       left);
 	if (ours) {
 		for (i = 0; i < 2000 && module_refcnt() != refs; i++)
 			usleep(10000);
