@@ -28,6 +28,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/random.h>
+#include <linux/rculist.h>
 #include <linux/seq_file.h>
 #include <linux/siphash.h>
 #include <linux/workqueue.h>
@@ -186,12 +187,13 @@ struct sk_buff_head *afunix_rcvq(struct sock *sk);
 void afunix_table_lock_init(spinlock_t *table_bucket_lock);
 void afunix_bsd_lock_init(spinlock_t *bsd_bucket_lock);
 void afunix_spin_lock_nested(spinlock_t *lock);
-void afunix_sk_add_node(struct sock *sk, struct hlist_head *list);
-bool afunix_sk_del_node_init(struct sock *sk);
-void afunix_sk_add_bind_node(struct sock *sk, struct hlist_head *list);
-void afunix_sk_del_bind_node_init(struct sock *sk);
-void afunix_hlist_del_init(struct hlist_node *n);
-void afunix_hlist_add_head(struct hlist_node *n, struct hlist_head *h);
+void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list);
+void afunix_hlist_add_head_rcu(struct hlist_node *n, struct hlist_head *h);
+void afunix_hlist_del_init_rcu(struct hlist_node *n);
+void afunix_hlist_del_rcu(struct hlist_node *n);
+void afunix___sock_put(struct sock *sk);
+bool afunix_sock_hold_not_zero(struct sock *sk);
+void afunix_sock_set_rcu_free(struct sock *sk);
 u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key);
 bool afunix_test_bit(long nr, const unsigned long *addr);
 void afunix_set_bit(long nr, unsigned long *addr);

@@ -309,34 +309,44 @@ void afunix_spin_lock_nested(spinlock_t *lock)
 	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
 }
 
-void afunix_sk_add_node(struct sock *sk, struct hlist_head *list)
+/*
+ * The chains are walked under rcu_read_lock() (hash.rs): every link and unlink is an
+ * _rcu one, and a socket is freed a grace period after its last reference goes.
+ */
+void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list)
 {
-	sk_add_node(sk, list);
+	sk_add_node_rcu(sk, list);
 }
 
-bool afunix_sk_del_node_init(struct sock *sk)
+void afunix_hlist_add_head_rcu(struct hlist_node *n, struct hlist_head *h)
 {
-	return sk_del_node_init(sk);
+	hlist_add_head_rcu(n, h);
 }
 
-void afunix_sk_add_bind_node(struct sock *sk, struct hlist_head *list)
+void afunix_hlist_del_init_rcu(struct hlist_node *n)
 {
-	sk_add_bind_node(sk, list);
+	hlist_del_init_rcu(n);
 }
 
-void afunix_sk_del_bind_node_init(struct sock *sk)
+void afunix_hlist_del_rcu(struct hlist_node *n)
 {
-	hlist_del_init(&sk->sk_bind_node);
+	hlist_del_rcu(n);
 }
 
-void afunix_hlist_del_init(struct hlist_node *n)
+/* Drops a reference that is not the last (the table's, at unlink). */
+void afunix___sock_put(struct sock *sk)
 {
-	hlist_del_init(n);
+	__sock_put(sk);
 }
 
-void afunix_hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+bool afunix_sock_hold_not_zero(struct sock *sk)
 {
-	hlist_add_head(n, h);
+	return refcount_inc_not_zero(&sk->sk_refcnt);
+}
+
+void afunix_sock_set_rcu_free(struct sock *sk)
+{
+	sock_set_flag(sk, SOCK_RCU_FREE);
 }
 
 u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key)

@@ -21,21 +21,36 @@
 //!
 //! The tables are Rust data: [`NetTable`] per netns, [`BsdTable`] for the module. Each
 //! chain is a C `hlist_head` of `struct sock` (linked by `sk_node`, or `sk_bind_node`
-//! in the global table), reachable only through the guard of the lock that protects
+//! in the global table), written only through the guard of the lock that protects
 //! it. The list operations are the `unsafe` of this file. Nothing here allocates under
 //! a lock: callers allocate before locking.
+//!
+//! Past AF_UNIX, the lookups of connect and sendto take no lock
+//! ([`NetTable::find_abstract`], [`find_by_inode`]): they walk a chain under
+//! `rcu_read_lock()` and take a reference with `refcount_inc_not_zero`. That holds
+//! because every link and unlink is an `_rcu` list operation (an unlinked node keeps its
+//! `next`, so a walker on it goes on), and a socket of this family is freed a grace
+//! period after its last reference goes (`SOCK_RCU_FREE`, set at creation), with its
+//! address. A bound socket's name and inode never change and a socket leaves the
+//! tables only at release, so a socket found with the name is the one bound to it (or,
+//! if it is being released, one the caller sees dead, as after a locked lookup). A
+//! resize moves sockets between chains under each stripe's lock, which a walker can
+//! follow into the wrong chain: each stripe has a sequence count, odd while its
+//! sockets move, and a walk that found nothing while it changed is made again. Binds
+//! still check and insert under the stripe lock, so two binds of one name cannot both
+//! succeed.
 
 use crate::addr::Address;
 use crate::autobind::AutobindMap;
 use crate::bindings;
 use crate::sock::{cond_resched, Sock};
-use crate::sync::{Guard, OnceBox, SpinLock};
+use crate::sync::{Guard, OnceBox, RcuReadGuard, SpinLock};
 use core::ffi::c_void;
 use core::ptr;
-use core::sync::atomic::{fence, AtomicBool, AtomicI32, AtomicPtr, Ordering};
+use core::sync::atomic::{fence, AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering};
 use kernel::alloc::{flags, KVBox, KVVec};
 use kernel::error::{code::EINVAL, Result};
-use kernel::init::pin_init_array_from_fn;
+use kernel::init::{init_array_from_fn, pin_init_array_from_fn};
 use kernel::prelude::*;
 use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::{ARef, Opaque};
@@ -120,13 +135,18 @@ pub(crate) struct NameHash(u32);
 /// # Invariants
 ///
 /// The list holds live sockets of this family, each with a reference owned by the
-/// table (except in [`BsdTable`], whose sockets are also in a netns table), and it is
-/// only read or written under the lock that protects the chain.
+/// table (except in [`BsdTable`], whose sockets are also in a netns table). It is only
+/// written under the lock that protects the chain, with the `_rcu` list operations, and
+/// read under that lock or under `rcu_read_lock()`: a socket unlinked from it stays
+/// allocated until a grace period after its last reference goes (`SOCK_RCU_FREE`).
 #[repr(transparent)]
 pub(crate) struct Chain(Opaque<bindings::hlist_head>);
 
 // SAFETY: A chain is used under its lock from any thread (type invariant).
 unsafe impl Send for Chain {}
+// SAFETY: Shared without the lock only by RCU walkers, which read the list the lock
+// holder writes with the `_rcu` operations (type invariant).
+unsafe impl Sync for Chain {}
 
 impl Chain {
     fn new() -> Chain {
@@ -140,20 +160,42 @@ impl Chain {
         self.0.get()
     }
 
-    /// The first node, or NULL (the lock of the chain is held by the caller).
+    /// The first node, or NULL (the caller holds the chain's lock or the RCU read lock).
     fn first(&self) -> *mut bindings::hlist_node {
-        // SAFETY: The head is initialised and its lock is held (type invariant).
-        unsafe { (*self.as_ptr()).first }
+        // SAFETY: The head is initialised; a concurrent writer stores it with
+        // `rcu_assign_pointer`, so it is read once (`READ_ONCE`, `rcu_dereference`).
+        unsafe { ptr::addr_of!((*self.as_ptr()).first).read_volatile() }
     }
 
-    /// Links `sk` by `sk_node`; the chain takes a reference (`sk_add_node`).
+    /// Links `sk` by `sk_node`; the chain takes a reference (`sk_add_node_rcu`).
     ///
     /// # Safety
     ///
     /// The chain's lock is held; `sk` is in no chain of a netns table.
     unsafe fn add(&self, sk: &Sock) {
         // SAFETY: Valid by the safety requirements.
-        unsafe { bindings::afunix_sk_add_node(sk.as_ptr(), self.as_ptr()) };
+        unsafe { bindings::afunix_sk_add_node_rcu(sk.as_ptr(), self.as_ptr()) };
+    }
+
+    /// Unlinks `sk`'s `sk_node` and drops the chain's reference; false if it was not
+    /// linked (`sk_del_node_init`, with `hlist_del_init_rcu`: the node keeps its `next`
+    /// for walkers on it).
+    ///
+    /// # Safety
+    ///
+    /// The lock of `sk`'s chain is held, and the caller holds a reference of its own.
+    unsafe fn del(sk: &Sock) -> bool {
+        let node = sk_node(sk);
+        // SAFETY: The node of a live socket; its chain is locked (safety requirements).
+        if unsafe { (*node).pprev.is_null() } {
+            return false;
+        }
+        // SAFETY: Linked in a locked chain; the chain's reference is not the last one.
+        unsafe {
+            bindings::afunix_hlist_del_init_rcu(node);
+            bindings::afunix___sock_put(sk.as_ptr());
+        }
+        true
     }
 
     /// Moves `sk` (linked by `sk_node` in a chain whose lock is held) to this chain, with
@@ -165,28 +207,79 @@ impl Chain {
     unsafe fn move_in(&self, sk: &Sock) {
         let node = sk_node(sk);
         // SAFETY: `sk` is linked in a locked chain; its node moves to this locked one.
+        // A walker on the node follows it into this chain (the stripe's sequence count
+        // makes it walk again: `NetTable::rehash`).
         unsafe {
-            bindings::afunix_hlist_del_init(node);
-            bindings::afunix_hlist_add_head(node, self.as_ptr());
+            bindings::afunix_hlist_del_rcu(node);
+            bindings::afunix_hlist_add_head_rcu(node, self.as_ptr());
         }
     }
 
-    /// The sockets of the chain, linked through the node at `offset` of `struct sock`.
+    /// The sockets of the chain, linked through the node at `offset` of `struct sock`
+    /// (the caller holds the chain's lock).
     fn iter(&self, offset: usize) -> ChainIter<'_> {
+        // INVARIANT: The chain is locked for the borrow of `self` (type invariant).
         ChainIter {
             node: self.first(),
             offset,
             _chain: core::marker::PhantomData,
         }
     }
+
+    /// The sockets of the chain, walked under the RCU read lock `_rcu`: some may be
+    /// unlinked meanwhile, or dying.
+    fn iter_rcu<'a>(
+        &'a self,
+        _rcu: &'a RcuReadGuard,
+        offset: usize,
+    ) -> impl Iterator<Item = RcuSock<'a>> {
+        // INVARIANT: Nodes reached under `_rcu` stay allocated while it is held.
+        ChainIter {
+            node: self.first(),
+            offset,
+            _chain: core::marker::PhantomData,
+        }
+        .map(RcuSock)
+    }
 }
 
-/// The sockets of a locked chain.
+/// A socket reached under RCU ([`Chain::iter_rcu`]): allocated while the read lock is
+/// held, but maybe unlinked, or dying (its count at zero, which the `&Sock` inside
+/// does not promise: it never leaves this wrapper). Only what a socket keeps from its
+/// link to its free is read; a reference is taken with [`RcuSock::get`].
+#[derive(Clone, Copy)]
+struct RcuSock<'a>(&'a Sock);
+
+impl<'a> RcuSock<'a> {
+    /// The full hash of its abstract name (set before it was linked).
+    fn name_hash(self) -> u32 {
+        self.0.name_hash()
+    }
+
+    /// Its bound name (published before it was linked, freed with the socket).
+    fn name(self) -> Option<&'a [u8]> {
+        self.0.addr_ref().map(Address::name)
+    }
+
+    /// Its socket inode (set before it was linked), only compared.
+    fn inode_ptr(self) -> *mut bindings::inode {
+        self.0.inode_ptr()
+    }
+
+    /// A reference, unless its last one is gone (`refcount_inc_not_zero`).
+    fn get(self) -> Option<ARef<Sock>> {
+        self.0.try_get()
+    }
+}
+
+/// The sockets of a chain, locked or under the RCU read lock.
 ///
 /// # Invariants
 ///
-/// `node` is NULL or a node, at `offset` in a live `struct sock`, of a chain whose lock
-/// is held for `'a`.
+/// `node` is NULL or a node, at `offset` in a `struct sock` of this family, of a chain
+/// whose lock is held for `'a` (the socket is live), or reached under an RCU read lock
+/// held for `'a` (the socket stays allocated, maybe unlinked or dying: such an
+/// iterator is only used wrapped in [`RcuSock`], by [`Chain::iter_rcu`]).
 struct ChainIter<'a> {
     node: *mut bindings::hlist_node,
     offset: usize,
@@ -200,12 +293,15 @@ impl<'a> Iterator for ChainIter<'a> {
         if self.node.is_null() {
             return None;
         }
-        // SAFETY: `node` is in a live socket at `offset` (type invariant); linked sockets
-        // stay alive while the chain is locked (the table holds a reference to each).
+        // SAFETY: `node` is at `offset` in a socket that stays allocated for `'a` (type
+        // invariant): linked sockets of a locked chain are held by the table, and under
+        // RCU a socket is freed only a grace period after it left the chain.
         let sk = unsafe { Sock::from_raw(self.node.byte_sub(self.offset).cast()) };
-        // SAFETY: `node` is a linked list node of the locked chain.
-        // INVARIANT: The next node of a locked chain, or NULL.
-        self.node = unsafe { (*self.node).next };
+        // SAFETY: `node` is a list node of the chain, or was (unlinking keeps `next`);
+        // a writer stores `next` concurrently (a word-sized store; a moved node's is
+        // plain, as `hlist_add_head_rcu` does): read once.
+        // INVARIANT: The next node of the chain, or NULL.
+        self.node = unsafe { ptr::addr_of!((*self.node).next).read_volatile() };
         Some(sk)
     }
 }
@@ -220,6 +316,12 @@ fn sk_node(sk: &Sock) -> *mut bindings::hlist_node {
     unsafe { sk.as_ptr().byte_add(SK_NODE).cast() }
 }
 
+/// The `sk_bind_node` of a socket.
+fn sk_bind_node(sk: &Sock) -> *mut bindings::hlist_node {
+    // SAFETY: `sk_bind_node` is at `SK_BIND_NODE` in the live `struct sock`.
+    unsafe { sk.as_ptr().byte_add(SK_BIND_NODE).cast() }
+}
+
 /// The chains of the abstract half of a netns table.
 ///
 /// # Invariants
@@ -232,8 +334,9 @@ pub(crate) struct Chains {
     heads: KVVec<Chain>,
 }
 
-// SAFETY: Each chain is only used under its stripe's lock (type invariant), from any
-// thread; the array is freed on any thread.
+// SAFETY: Each chain is written under its stripe's lock and read under it or under RCU
+// (type invariants of `Chains` and `Chain`), from any thread; the array is freed on any
+// thread, a grace period after lookups could last see it.
 unsafe impl Sync for Chains {}
 // SAFETY: As above.
 unsafe impl Send for Chains {}
@@ -266,6 +369,43 @@ pub(crate) struct Stripe {
     chains: Arc<Chains>,
 }
 
+/// What lock-free lookups read of an abstract stripe: its chains and its sequence count.
+///
+/// # Invariants
+///
+/// `chains` points to the array of the stripe's `chains` (written under the stripe's
+/// lock); an array it pointed to is freed only a grace period after it was replaced.
+/// `seq` is odd while the stripe's sockets move between chains (under its lock).
+struct StripeRcu {
+    seq: AtomicU32,
+    chains: AtomicPtr<Chains>,
+}
+
+impl StripeRcu {
+    /// The sequence count before a walk, or `None` while sockets move (odd): the
+    /// caller then takes the stripe's lock instead of spinning (`read_seqbegin_or_lock`;
+    /// a spin could starve the mover on PREEMPT_RT, where it holds a sleeping lock).
+    fn read_begin(&self) -> Option<u32> {
+        // Acquire: the walk's reads come after (`read_seqcount_begin`).
+        let s = self.seq.load(Ordering::Acquire);
+        (s & 1 == 0).then_some(s)
+    }
+
+    /// The stripe's chains, for a walk under `_rcu`.
+    fn chains<'a>(&self, _rcu: &'a RcuReadGuard) -> &'a Chains {
+        // SAFETY: The stripe's chains, freed only a grace period after they are replaced
+        // (type invariant), and the read lock is held for `'a`.
+        unsafe { &*self.chains.load(Ordering::Acquire) }
+    }
+
+    /// Whether sockets moved since `read_begin` gave `s` (`read_seqcount_retry`).
+    fn read_retry(&self, s: u32) -> bool {
+        // The walk's reads come before the second read of the count (`smp_rmb`).
+        fence(Ordering::Acquire);
+        self.seq.load(Ordering::Relaxed) != s
+    }
+}
+
 /// The name table of one network namespace, and the namespace's other state.
 ///
 /// Handed to C as an opaque handle (`Arc::into_raw`, [`crate::netns`]), whose reference
@@ -281,6 +421,8 @@ struct Buckets {
     /// Buckets `[HASH_SIZE, 2 * HASH_SIZE)`: the abstract stripes.
     #[pin]
     stripes: [SpinLock<Stripe>; HASH_SIZE as usize],
+    /// The stripes as lock-free lookups see them.
+    stripes_rcu: [StripeRcu; HASH_SIZE as usize],
 }
 
 #[pin_data]
@@ -328,10 +470,16 @@ impl NetTable {
         };
         // One lock class for the 512 bucket locks (two are taken nested, in order).
         let class = bindings::afunix_table_lock_init;
+        let first: *mut Chains = ptr::from_ref::<Chains>(&chains).cast_mut();
         let buckets = pin_init!(Buckets {
             lower <- pin_init_array_from_fn(|_| SpinLock::new(Chain::new(), class)),
             stripes <- pin_init_array_from_fn(|_| {
                 SpinLock::new(Stripe { chains: chains.clone() }, class)
+            }),
+            // INVARIANT: Each stripe's `chains`, count 0.
+            stripes_rcu <- init_array_from_fn::<_, { HASH_SIZE as usize }, _, core::convert::Infallible>(|_| StripeRcu {
+                seq: AtomicU32::new(0),
+                chains: AtomicPtr::new(first),
             }),
         });
         let b = KVBox::pin_init(buckets, GFP_KERNEL_ACCOUNT)?;
@@ -368,6 +516,31 @@ impl NetTable {
         // SAFETY: `name` is `name.len()` readable bytes; `seed` is a key.
         let h = unsafe { bindings::afunix_hsiphash(name.as_ptr().cast(), name.len(), &self.seed) };
         NameHash(h ^ u32::from(ty))
+    }
+
+    /// The socket bound to the abstract `name` of hash `h`, with a reference: no lock
+    /// taken (the lookup of connect and sendto).
+    pub(crate) fn find_abstract(&self, h: NameHash, name: &[u8]) -> Option<ARef<Sock>> {
+        // Masked below `HASH_SIZE`, the array's length.
+        let rcu = &self.b.stripes_rcu[(h.0 & HASH_MOD) as usize];
+        let guard = RcuReadGuard::new();
+        loop {
+            let Some(seq) = rcu.read_begin() else {
+                // A resize is moving this stripe's sockets: look under its lock.
+                drop(guard);
+                let g = self.lock(Bucket::abstract_name(h));
+                return g.find_name(h, name).map(ARef::from);
+            };
+            let chain = rcu.chains(&guard).head_of(h.0);
+            if let Some(sk) = rust_afunix_find_socket_byname_rcu(chain, &guard, h.0, name) {
+                // A socket whose last reference is gone is leaving the table: as if its
+                // name were already free.
+                return sk.get();
+            }
+            if !rcu.read_retry(seq) {
+                return None;
+            }
+        }
     }
 
     /// The autobind map of socket type `ty`, if it has one.
@@ -469,30 +642,47 @@ impl NetTable {
     /// Moves the abstract sockets to `2^bits` chains, stripe by stripe; false if out of
     /// memory (the table keeps its size: lookups get slower, nothing fails). Only the
     /// resize work item (never run twice at once) calls this.
+    ///
+    /// A lock-free lookup of stripe `s` reads `stripes_rcu[s]`: while the stripe's
+    /// sockets move, its count is odd and the lookup waits for it to be even; a lookup
+    /// that walked while they moved (the count changed) walks again, in the new chains.
+    /// A lookup that found its socket needs no retry: the socket has the name.
     pub(crate) fn rehash(&self, bits: u32) -> bool {
         let Ok(new) = Chains::new(bits, GFP_KERNEL | flags::__GFP_NOWARN) else {
             return false;
         };
-        for (s, stripe) in self.b.stripes.iter().enumerate() {
-            let old = {
-                let mut g = stripe.lock();
-                let old = core::mem::replace(&mut g.chains, new.clone());
-                // Chains `s`, `s + HASH_SIZE`, ... of the old array are this stripe's.
-                for head in old.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
-                    // The stripe's lock is held, for the old chain and the new.
-                    while let Some(sk) = head.iter(SK_NODE).next() {
-                        let to = new.head_of(sk.name_hash());
-                        // SAFETY: Both chains are of this stripe, whose lock is held; the
-                        // table's reference moves with the socket.
-                        unsafe { to.move_in(sk) };
-                    }
+        let mut old = None;
+        for (s, (stripe, rcu)) in self.b.stripes.iter().zip(&self.b.stripes_rcu).enumerate() {
+            let mut g = stripe.lock();
+            let from = core::mem::replace(&mut g.chains, new.clone());
+            // Written under the stripe's lock only: odd from here (`write_seqcount_begin`),
+            // before any node moves (the Release fence orders the store before them).
+            let seq = rcu.seq.load(Ordering::Relaxed);
+            rcu.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
+            fence(Ordering::Release);
+            // Chains `s`, `s + HASH_SIZE`, ... of the old array are this stripe's.
+            for head in from.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
+                // The stripe's lock is held, for the old chain and the new.
+                while let Some(sk) = head.iter(SK_NODE).next() {
+                    let to = new.head_of(sk.name_hash());
+                    // SAFETY: Both chains are of this stripe, whose lock is held; the
+                    // table's reference moves with the socket.
+                    unsafe { to.move_in(sk) };
                 }
-                old
-            };
-            // Freed after the last stripe left it, outside the locks.
-            drop(old);
+            }
+            // INVARIANT: The stripe's new chains, then even again, after the moves.
+            rcu.chains
+                .store(ptr::from_ref::<Chains>(&new).cast_mut(), Ordering::Release);
+            rcu.seq.store(seq.wrapping_add(2), Ordering::Release);
+            drop(g);
+            // Every stripe held the same old array: one reference is kept.
+            old = Some(from);
             cond_resched();
         }
+        // Lookups may still walk the old array: it goes after a grace period.
+        // SAFETY: Called from the resize work item, in process context, no lock held.
+        unsafe { bindings::synchronize_rcu() };
+        drop(old);
         self.abs_buckets.store(1 << new.bits, Ordering::SeqCst);
         // Pairs with the SeqCst count updates and size loads of `grown` and `shrunk`:
         // either they see the new size, or the resize (`abstract_size`) sees their count.
@@ -582,7 +772,7 @@ impl Locked<'_> {
         // SAFETY: `sk`'s bucket is locked, so is its chain (the one of its name hash in
         // its stripe); unlinking an unlinked socket does nothing. The table's reference
         // is dropped; the caller holds another.
-        if !unsafe { bindings::afunix_sk_del_node_init(sk.as_ptr()) } {
+        if !unsafe { Chain::del(sk) } {
             return false;
         }
         if b.is_abstract() {
@@ -661,6 +851,27 @@ extern "C" fn rust_afunix_find_socket_byname<'a>(
         .find(|s| s.name_hash() == h && s.addr_ref().is_some_and(|a| a.name() == name))
 }
 
+/// The same walk for a lock-free lookup, under the RCU read lock `rcu`
+/// ([`NetTable::find_abstract`]); the socket found may be dying.
+#[no_mangle]
+#[inline(never)]
+#[expect(
+    improper_ctypes_definitions,
+    reason = "called from Rust only; C ABI for kprobes"
+)]
+extern "C" fn rust_afunix_find_socket_byname_rcu<'a>(
+    chain: &'a Chain,
+    rcu: &'a RcuReadGuard,
+    h: u32,
+    name: &[u8],
+) -> Option<RcuSock<'a>> {
+    // Every socket of the upper half is bound: its name hash and address are set before
+    // it is linked (`rcu_assign_pointer` publishes them), and kept until it is freed.
+    chain
+        .iter_rcu(rcu, SK_NODE)
+        .find(|s| s.name_hash() == h && s.name() == Some(name))
+}
+
 /// The global pathname table, keyed by inode number, linked by `sk_bind_node`: a
 /// socket is in it from its pathname bind to its release. It does not hold references
 /// (the socket's netns table does).
@@ -711,7 +922,7 @@ pub(crate) fn bsd_insert(sk: &Sock, ino: u64) {
     if let Some(t) = BsdTable::get() {
         let g = t.bucket(ino);
         // SAFETY: The bucket is locked; `sk` is live and in no global bucket (bound once).
-        unsafe { bindings::afunix_sk_add_bind_node(sk.as_ptr(), g.as_ptr()) };
+        unsafe { bindings::afunix_hlist_add_head_rcu(sk_bind_node(sk), g.as_ptr()) };
     }
 }
 
@@ -721,13 +932,19 @@ pub(crate) fn bsd_remove(sk: &Sock) {
         return;
     };
     let _g = t.bucket(ino);
-    // SAFETY: `sk` is in this bucket (keyed by its inode), if anywhere, and it is locked;
-    // unlinking an unlinked node does nothing.
-    unsafe { bindings::afunix_sk_del_bind_node_init(sk.as_ptr()) };
+    let node = sk_bind_node(sk);
+    // SAFETY: `sk` is in this bucket (keyed by its inode), if anywhere, and it is locked.
+    // Unlinked with `hlist_del_init_rcu`: a lock-free walker on it goes on.
+    unsafe {
+        if !(*node).pprev.is_null() {
+            bindings::afunix_hlist_del_init_rcu(node);
+        }
+    }
 }
 
 /// The socket bound to the inode `inode` (number `ino`), with a reference:
-/// AF_UNIX's `unix_find_socket_byinode`. A kprobe target, as the abstract lookup.
+/// AF_UNIX's `unix_find_socket_byinode`, without its lock (the chain is walked under
+/// RCU; the global table never resizes). A kprobe target, as the abstract lookup.
 #[no_mangle]
 #[inline(never)]
 #[expect(
@@ -738,10 +955,19 @@ extern "C" fn rust_afunix_find_socket_byinode(
     inode: *mut bindings::inode,
     ino: u64,
 ) -> Option<ARef<Sock>> {
-    let g = BsdTable::get()?.bucket(ino);
-    g.iter(SK_BIND_NODE)
+    let t = BsdTable::get()?;
+    let rcu = RcuReadGuard::new();
+    // Masked below `HASH_SIZE`, the array's length.
+    // SAFETY: A chain is an `Opaque` list head, written by its lock holder with the
+    // `_rcu` list operations only (through `&Chain`: no `&mut Chain` is ever made).
+    let chain = unsafe { t.buckets[(ino as u32 & HASH_MOD) as usize].data_unlocked() };
+    // A socket's inode is set before it is linked and kept until it is freed; one whose
+    // last reference is gone is leaving the table, as if not found.
+    let found = chain
+        .iter_rcu(&rcu, SK_BIND_NODE)
         .find(|s| ptr::eq(s.inode_ptr(), inode))
-        .map(ARef::from)
+        .and_then(RcuSock::get);
+    found
 }
 
 /// Looks a socket up by the inode of its socket file.

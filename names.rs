@@ -118,10 +118,10 @@ pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
             Ok(other)
         }
         Name::Abstract(n) => {
+            // Without the stripe lock (`NetTable::find_abstract`).
             let table = sk.table();
             let h = table.name_hash(n, ty);
-            let g = table.lock(Bucket::abstract_name(h));
-            g.find_name(h, n).map(ARef::from).ok_or(ECONNREFUSED.into())
+            table.find_abstract(h, n).ok_or(ECONNREFUSED.into())
         }
     }
 }

@@ -86,8 +86,14 @@ pub(crate) fn init_new(sk: &Sock) {
 
 /// Called when the last reference to `sk` goes (`unix_sock_destructor()`).
 pub(crate) fn destruct(sk: &Sock) {
-    // Embryos are released before their listener's queue is dropped: none here.
-    sk.purge_rcvq(|e| release_sock(&e, true));
+    // In an RCU callback (softirq): nothing here may sleep or take a lock taken with
+    // softirqs on. Release emptied the queue and nothing is queued after it (senders
+    // check `is_dead` under the state lock), so this finds nothing; an embryo would
+    // need `release_sock` (table locks, `path_put`): not here.
+    sk.purge_rcvq_destruct(|e| {
+        kernel::pr_err!("an embryo left in a destroyed listener's queue\n");
+        drop(e);
+    });
     unaccount_socket();
 }
 

@@ -190,7 +190,9 @@ const _: () = assert!(core::mem::size_of::<SkbCb>() <= bindings::AFUNIX_SKB_CB_S
 /// [`Sock::init_unix`]), and its refcount is non-zero while a `&Sock` exists, except in
 /// the two hooks the core calls on a socket whose last reference is gone while its
 /// memory stays: `sk_destruct` and `sk_write_space` (from the destructor of an skb
-/// charged to it). Those hooks take no new reference.
+/// charged to it), and lock-free lookups (`hash.rs`'s `RcuSock`), which read it under
+/// RCU and take a reference only with [`Sock::try_get`]. None of them takes a
+/// reference with `inc_ref`.
 #[repr(transparent)]
 pub(crate) struct Sock(Opaque<bindings::sock>);
 
@@ -224,6 +226,19 @@ impl Sock {
         // CAST: `Sock` is `repr(transparent)` over `struct sock`.
         // SAFETY: Validity for `'a` is guaranteed by the caller.
         unsafe { &*ptr.cast() }
+    }
+
+    /// A new reference to this socket, unless its last one is gone: a socket reached
+    /// under RCU may be dying (`refcount_inc_not_zero`).
+    pub(crate) fn try_get(&self) -> Option<ARef<Sock>> {
+        // SAFETY: `self` is allocated (a socket reached under RCU stays allocated while
+        // the read lock is held); the increment fails once the count is zero.
+        if unsafe { bindings::afunix_sock_hold_not_zero(self.as_ptr()) } {
+            // SAFETY: The reference just taken goes to the `ARef`.
+            Some(unsafe { ARef::from_raw(NonNull::from(self)) })
+        } else {
+            None
+        }
     }
 
     /// The raw `struct sock`.
@@ -332,6 +347,9 @@ impl Sock {
         // initialiser runs once, before any use of what it initialises. The last three
         // stores are `init_waitqueue_func_entry(&u->peer_wake, relay)`.
         unsafe {
+            // Freed a grace period after the last reference goes: lookups walk the
+            // tables under RCU (`hash.rs`).
+            bindings::afunix_sock_set_rcu_free(sk);
             bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).lock));
             (*u).peer = ptr::null_mut();
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).iolock));
@@ -381,7 +399,8 @@ impl Sock {
     pub(crate) fn addr_ref(&self) -> Option<&Address> {
         let p = self.addr_slot().load(Ordering::Acquire);
         // SAFETY: A non-NULL `addr` came from `Arc::into_raw` in `publish_addr` and is
-        // given back only in `destruct_addr`, when no `&Sock` is left.
+        // given back only in `destruct_addr`, when no `&Sock` is left (a grace period
+        // after the last reference: lock-free lookups are over).
         unsafe { p.as_ref() }
     }
 
@@ -934,12 +953,27 @@ impl Sock {
 
     /// Frees every skb of the receive queue, handing the embryos of a listener's queue
     /// to `on_embryo`.
-    pub(crate) fn purge_rcvq(&self, mut on_embryo: impl FnMut(ARef<Sock>)) {
+    pub(crate) fn purge_rcvq(&self, on_embryo: impl FnMut(ARef<Sock>)) {
+        self.purge_with(bindings::skb_dequeue, on_embryo);
+    }
+
+    /// [`Sock::purge_rcvq`] for `sk_destruct`, which runs a grace period after the last
+    /// reference went (`SOCK_RCU_FREE`), in an RCU callback (softirq): without the
+    /// queue's lock, which is taken with softirqs on everywhere else, and which no one
+    /// can take any more.
+    pub(crate) fn purge_rcvq_destruct(&self, on_embryo: impl FnMut(ARef<Sock>)) {
+        self.purge_with(bindings::afunix_skb_dequeue_unlocked, on_embryo);
+    }
+
+    fn purge_with(
+        &self,
+        dequeue: unsafe extern "C" fn(*mut bindings::sk_buff_head) -> *mut bindings::sk_buff,
+        mut on_embryo: impl FnMut(ARef<Sock>),
+    ) {
         loop {
-            // SAFETY: `self` is a live socket; `skb_dequeue` takes the queue lock.
-            let skb = unsafe {
-                bindings::skb_dequeue(ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue))
-            };
+            // SAFETY: `self` is a live socket; `skb_dequeue` takes the queue lock, the
+            // unlocked one is only used when no one else can reach the queue.
+            let skb = unsafe { dequeue(ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue)) };
             let Some(skb) = NonNull::new(skb) else {
                 return;
             };

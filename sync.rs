@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The module's own spinlock, whose guard derefs to the data it protects, a guard of a
-//! spinlock inside a kernel object, and a box published once.
+//! spinlock inside a kernel object, a box published once, and an RCU read-side section.
 //!
 //! 6.12's `kernel::sync::SpinLock` has no `lock_nested`: the name tables take two
 //! buckets of one lock class in a fixed order, and lockdep must be told that the second
@@ -119,6 +119,19 @@ impl<T> SpinLock<T> {
     /// The lock is held, by a leaked guard of this thread, for `'a`.
     pub(crate) unsafe fn leaked_data<'a>(&'a self) -> &'a T {
         // SAFETY: The lock is held (safety requirements): no one writes the data.
+        unsafe { &*self.data.get() }
+    }
+}
+
+impl<T: Sync> SpinLock<T> {
+    /// The data, for a reader that does not take the lock (a chain walked under RCU).
+    ///
+    /// # Safety
+    ///
+    /// All of `T` is interior-mutable (`Opaque`, atomics), its readers tolerate the
+    /// lock holder's concurrent writes, and no `&mut T` is made while the result lives.
+    pub(crate) unsafe fn data_unlocked(&self) -> &T {
+        // SAFETY: Shared reads of interior-mutable data (safety requirements).
         unsafe { &*self.data.get() }
     }
 }
@@ -244,5 +257,25 @@ impl Drop for SpinGuard {
     fn drop(&mut self) {
         // SAFETY: Held (type invariant).
         unsafe { bindings::afunix_spin_unlock(self.0) };
+    }
+}
+
+/// An RCU read-side critical section (`rcu_read_lock()` .. `rcu_read_unlock()`).
+///
+/// Not `Send`: the section ends on the task that began it.
+pub(crate) struct RcuReadGuard(PhantomData<*mut ()>);
+
+impl RcuReadGuard {
+    pub(crate) fn new() -> Self {
+        // SAFETY: No requirements; paired with the unlock in `drop`.
+        unsafe { bindings::afunix_rcu_read_lock() };
+        RcuReadGuard(PhantomData)
+    }
+}
+
+impl Drop for RcuReadGuard {
+    fn drop(&mut self) {
+        // SAFETY: Locked in `new`.
+        unsafe { bindings::afunix_rcu_read_unlock() };
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::bindings;
 use crate::sock::{shut, wake_async, Sock, StateGuard};
-use crate::sync::SpinGuard;
+use crate::sync::{RcuReadGuard, SpinGuard};
 use core::ffi::{c_int, c_uint, c_void};
 use core::mem::{offset_of, MaybeUninit};
 use core::ptr;
@@ -104,24 +104,6 @@ pub(crate) unsafe extern "C" fn write_space(sk: *mut bindings::sock) {
         wake_sync_key(wq, key);
     }
     sk.wake_async(wake_async::SPACE, wake_async::POLL_OUT);
-}
-
-/// An RCU read-side critical section (`rcu_read_lock()` .. `rcu_read_unlock()`).
-struct RcuReadGuard(());
-
-impl RcuReadGuard {
-    fn new() -> Self {
-        // SAFETY: No requirements; paired with the unlock in `drop`.
-        unsafe { bindings::afunix_rcu_read_lock() };
-        RcuReadGuard(())
-    }
-}
-
-impl Drop for RcuReadGuard {
-    fn drop(&mut self) {
-        // SAFETY: Locked in `new`.
-        unsafe { bindings::afunix_rcu_read_unlock() };
-    }
 }
 
 /// After a receive: wakes the datagram writers that wait for room in `sk`'s queue.

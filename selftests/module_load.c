@@ -31,6 +31,20 @@ static int unload(void)
 	return syscall(SYS_delete_module, MODNAME, O_NONBLOCK);
 }
 
+/*
+ * Unloads once the module's closed sockets are freed: a socket of the family is freed
+ * a grace period after its last close (SOCK_RCU_FREE), and holds the module until then.
+ * Waits (at most 10 s) for the module's reference count to reach 0.
+ */
+static int unload_settled(void)
+{
+	int i;
+
+	for (i = 0; i < 1000 && read_int_file("/sys/module/" MODNAME "/refcnt") > 0; i++)
+		usleep(10000);
+	return unload();
+}
+
 static bool loaded(void)
 {
 	return access("/sys/module/" MODNAME, F_OK) == 0;
@@ -73,7 +87,7 @@ FIXTURE(module_load)
 FIXTURE_SETUP(module_load)
 {
 	ASSERT_TRUE(loaded()) TH_LOG("run with the module loaded (scripts/vm-run)");
-	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, unload_settled());
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
 }
@@ -121,7 +135,7 @@ TEST_F(module_load, other_family_works)
 	close(sv[1]);
 	/* the default slot is free again */
 	EXPECT_EQ(EAFNOSUPPORT, ERRNO_OF(socket(12, SOCK_STREAM, 0)));
-	EXPECT_EQ(0, unload());
+	EXPECT_EQ(0, unload_settled());
 	EXPECT_TRUE(kmsg_has(self->kmsg, "unregistered socket family 19"));
 	EXPECT_EQ(EAFNOSUPPORT, ERRNO_OF(socket(19, SOCK_STREAM, 0)));
 }
@@ -140,7 +154,7 @@ TEST_F(module_load, sockets_pin_the_module)
 	close(sv[0]);
 	EXPECT_EQ(EWOULDBLOCK, ERRNO_OF(unload()));
 	close(sv[1]);
-	EXPECT_EQ(0, unload());
+	EXPECT_EQ(0, unload_settled());
 	EXPECT_FALSE(loaded());
 }
 
