@@ -309,10 +309,7 @@ void afunix_spin_lock_nested(spinlock_t *lock)
 	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
 }
 
-/*
- * The chains are walked under rcu_read_lock() (hash.rs): every link and unlink is an
- * _rcu one, and a socket is freed a grace period after its last reference goes.
- */
+/* The _rcu hlist inlines: the chains are walked under rcu_read_lock() (hash.rs). */
 void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list)
 {
 	sk_add_node_rcu(sk, list);
@@ -339,11 +336,13 @@ void afunix___sock_put(struct sock *sk)
 	__sock_put(sk);
 }
 
+/* refcount_inc_not_zero(): a reference to a socket reached under RCU, maybe dying. */
 bool afunix_sock_hold_not_zero(struct sock *sk)
 {
 	return refcount_inc_not_zero(&sk->sk_refcnt);
 }
 
+/* sock_set_flag() is an inline: sockets are freed a grace period after the last put. */
 void afunix_sock_set_rcu_free(struct sock *sk)
 {
 	sock_set_flag(sk, SOCK_RCU_FREE);

@@ -25,7 +25,8 @@
 //! it. The list operations are the `unsafe` of this file. Nothing here allocates under
 //! a lock: callers allocate before locking.
 //!
-//! Past AF_UNIX, the lookups of connect and sendto take no lock
+//! Past AF_UNIX, the lookups of connect and sendto take no lock (but while a resize
+//! moves the stripe's sockets: then the stripe lock)
 //! ([`NetTable::find_abstract`], [`find_by_inode`]): they walk a chain under
 //! `rcu_read_lock()` and take a reference with `refcount_inc_not_zero`. That holds
 //! because every link and unlink is an `_rcu` list operation (an unlinked node keeps its
@@ -392,7 +393,7 @@ impl StripeRcu {
     }
 
     /// The stripe's chains, for a walk under `_rcu`.
-    fn chains<'a>(&self, _rcu: &'a RcuReadGuard) -> &'a Chains {
+    fn chains<'a>(&'a self, _rcu: &'a RcuReadGuard) -> &'a Chains {
         // SAFETY: The stripe's chains, freed only a grace period after they are replaced
         // (type invariant), and the read lock is held for `'a`.
         unsafe { &*self.chains.load(Ordering::Acquire) }
@@ -518,8 +519,9 @@ impl NetTable {
         NameHash(h ^ u32::from(ty))
     }
 
-    /// The socket bound to the abstract `name` of hash `h`, with a reference: no lock
-    /// taken (the lookup of connect and sendto).
+    /// The socket bound to the abstract `name` of hash `h`, with a reference: the
+    /// lookup of connect and sendto, under RCU (under the stripe lock only while a
+    /// resize moves the stripe's sockets).
     pub(crate) fn find_abstract(&self, h: NameHash, name: &[u8]) -> Option<ARef<Sock>> {
         // Masked below `HASH_SIZE`, the array's length.
         let rcu = &self.b.stripes_rcu[(h.0 & HASH_MOD) as usize];
@@ -644,7 +646,7 @@ impl NetTable {
     /// resize work item (never run twice at once) calls this.
     ///
     /// A lock-free lookup of stripe `s` reads `stripes_rcu[s]`: while the stripe's
-    /// sockets move, its count is odd and the lookup waits for it to be even; a lookup
+    /// sockets move, its count is odd and the lookup takes the stripe lock; a lookup
     /// that walked while they moved (the count changed) walks again, in the new chains.
     /// A lookup that found its socket needs no retry: the socket has the name.
     pub(crate) fn rehash(&self, bits: u32) -> bool {
@@ -963,6 +965,7 @@ extern "C" fn rust_afunix_find_socket_byinode(
     let chain = unsafe { t.buckets[(ino as u32 & HASH_MOD) as usize].data_unlocked() };
     // A socket's inode is set before it is linked and kept until it is freed; one whose
     // last reference is gone is leaving the table, as if not found.
+    // Bound before the return: the iterator borrows `rcu`, which must outlive it.
     let found = chain
         .iter_rcu(&rcu, SK_BIND_NODE)
         .find(|s| ptr::eq(s.inode_ptr(), inode))

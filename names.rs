@@ -118,7 +118,7 @@ pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
             Ok(other)
         }
         Name::Abstract(n) => {
-            // Without the stripe lock (`NetTable::find_abstract`).
+            // Under RCU (`NetTable::find_abstract`).
             let table = sk.table();
             let h = table.name_hash(n, ty);
             table.find_abstract(h, n).ok_or(ECONNREFUSED.into())

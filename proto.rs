@@ -84,16 +84,20 @@ pub(crate) fn init_new(sk: &Sock) {
     names::insert_unbound(sk);
 }
 
-/// Called when the last reference to `sk` goes (`unix_sock_destructor()`).
+/// Called a grace period after the last reference to `sk` went (`unix_sock_destructor()`),
+/// in an RCU callback.
 pub(crate) fn destruct(sk: &Sock) {
     // In an RCU callback (softirq): nothing here may sleep or take a lock taken with
     // softirqs on. Release emptied the queue and nothing is queued after it (senders
     // check `is_dead` under the state lock), so this finds nothing; an embryo would
     // need `release_sock` (table locks, `path_put`): not here.
-    sk.purge_rcvq_destruct(|e| {
-        kernel::pr_err!("an embryo left in a destroyed listener's queue\n");
-        drop(e);
-    });
+    // SAFETY: This is `sk_destruct`: the last reference is gone.
+    unsafe {
+        sk.purge_rcvq_destruct(|e| {
+            kernel::pr_err!("an embryo left in a destroyed listener's queue\n");
+            drop(e);
+        })
+    };
     unaccount_socket();
 }
 

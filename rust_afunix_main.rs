@@ -158,14 +158,15 @@ unsafe extern "C" fn create(
     })
 }
 
-/// `sk_destruct`: the last reference to a socket is gone.
+/// `sk_destruct`: the last reference to a socket went a grace period ago
+/// (`SOCK_RCU_FREE`); called from an RCU callback.
 ///
 /// # Safety
 ///
 /// Only called by `__sk_destruct`, for a socket of this family.
 unsafe extern "C" fn destruct(sk: *mut bindings::sock) {
-    // SAFETY: The core passes a socket of this family whose refcount just dropped to
-    // zero; it is valid until this hook returns.
+    // SAFETY: The core passes a socket of this family whose refcount dropped to zero
+    // (a grace period ago); it is valid until this hook returns.
     let s = unsafe { sock::Sock::from_raw(sk) };
     proto::destruct(s);
     // SAFETY: This is `sk_destruct` (see `Sock::destruct_addr`).

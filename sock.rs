@@ -375,10 +375,10 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.unix()).hash).write_volatile(h) };
     }
 
-    /// The full hash of an abstract name (under the bucket lock).
+    /// The full hash of an abstract name.
     pub(crate) fn name_hash(&self) -> u32 {
-        // SAFETY: Written before the socket enters its abstract bucket, under that
-        // bucket's lock, which readers hold.
+        // SAFETY: Written once, before the socket enters its abstract bucket, under that
+        // bucket's lock; the link (`rcu_assign_pointer`) publishes it to RCU walkers.
         unsafe { ptr::addr_of!((*self.unix()).name_hash).read() }
     }
 
@@ -442,7 +442,9 @@ impl Sock {
     ///
     /// Only from `sk_destruct`: the socket has left every table (each held a
     /// reference) and no skb charged to it is left (the core runs the destructor
-    /// after the last one), so no `addr_ref`/`sender_addr` borrow can exist.
+    /// after the last one), and a grace period passed since the last reference went
+    /// (`SOCK_RCU_FREE`: no RCU walker's `RcuSock::name` is left), so no
+    /// `addr_ref`/`sender_addr` borrow can exist.
     pub(crate) unsafe fn destruct_addr(&self) {
         let p = self.addr_slot().swap(ptr::null_mut(), Ordering::Acquire);
         if !p.is_null() {
@@ -959,9 +961,12 @@ impl Sock {
 
     /// [`Sock::purge_rcvq`] for `sk_destruct`, which runs a grace period after the last
     /// reference went (`SOCK_RCU_FREE`), in an RCU callback (softirq): without the
-    /// queue's lock, which is taken with softirqs on everywhere else, and which no one
-    /// can take any more.
-    pub(crate) fn purge_rcvq_destruct(&self, on_embryo: impl FnMut(ARef<Sock>)) {
+    /// queue's lock, which is taken with softirqs on everywhere else.
+    ///
+    /// # Safety
+    ///
+    /// Only from `sk_destruct`: no one else can reach the queue.
+    pub(crate) unsafe fn purge_rcvq_destruct(&self, on_embryo: impl FnMut(ARef<Sock>)) {
         self.purge_with(bindings::afunix_skb_dequeue_unlocked, on_embryo);
     }
 
