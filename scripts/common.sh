@@ -39,3 +39,15 @@ die() {
 	echo "error: $*" >&2
 	exit 1
 }
+
+# wait_module_idle (in the guest): the module's last sockets are freed a grace period
+# after their close (SOCK_RCU_FREE) and hold the module until then; waits (at most
+# 10 s) for its reference count to reach 0.
+wait_module_idle() {
+	local i
+	for i in $(seq 100); do
+		[ "$(cat /sys/module/rust_afunix/refcnt 2>/dev/null)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
