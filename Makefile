@@ -81,7 +81,7 @@ stress: setup module selftests shim
 # Benchmarks on the perf kernel, both families in one guest boot; results in
 # bench/results/<time>-<commit>/ (results.md, results.json, raw files). BENCH_ICOUNT=1
 # runs them under QEMU's instruction-counting clock (vm-run --icount): deterministic.
-bench: setup selftests shim bench/lookup bench/datapath bench/autobind
+bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/connect
 	@$(MAKE) -s module KVARIANT=perf
 	@$(SCRIPTS)/vm-run --kernel perf --memory 8G --timeout 5400 \
 		$(if $(filter 1,$(BENCH_ICOUNT)),--icount) -- bench/run-guest
@@ -89,7 +89,7 @@ bench: setup selftests shim bench/lookup bench/datapath bench/autobind
 	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && bench/report $$run && \
 	bench/plot $$run && echo "bench: results in $$run"
 
-bench/lookup bench/datapath bench/autobind: %: %.c bench/bench.h
+bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 lint: setup

@@ -173,7 +173,7 @@ int rust_afunix_net_init(struct net *net, void **slot);
 void rust_afunix_net_exit(struct net *net, void **slot);
 /* The sysctls: max_dgram_qlen, abstract_buckets (in this order). */
 enum {
-	AFUNIX_SYSCTLS = 2,
+	AFUNIX_SYSCTLS = 3,
 };
 extern const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS];
 struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops);

@@ -415,6 +415,12 @@ const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS] = {
 		.mode = 0444,
 		.proc_handler = proc_dointvec,
 	},
+	{
+		.procname = "pathname_buckets",
+		.maxlen = sizeof(int),
+		.mode = 0444,
+		.proc_handler = proc_dointvec,
+	},
 };
 
 /* proc_create_net() is a macro. */

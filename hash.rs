@@ -199,17 +199,19 @@ impl Chain {
         true
     }
 
-    /// Moves `sk` (linked by `sk_node` in a chain whose lock is held) to this chain, with
-    /// the table's reference.
+    /// Moves `sk` (linked by the node at `offset` in a chain whose lock is held) to this
+    /// chain, with the reference the table holds, if it holds one.
     ///
     /// # Safety
     ///
-    /// This chain's lock and that of `sk`'s chain are held.
-    unsafe fn move_in(&self, sk: &Sock) {
-        let node = sk_node(sk);
+    /// This chain's lock and that of `sk`'s chain are held; `offset` is `SK_NODE` or
+    /// `SK_BIND_NODE`, the node that links `sk` there.
+    unsafe fn move_in(&self, sk: &Sock, offset: usize) {
+        // SAFETY: A node of the live `struct sock` (safety requirements).
+        let node: *mut bindings::hlist_node = unsafe { sk.as_ptr().byte_add(offset).cast() };
         // SAFETY: `sk` is linked in a locked chain; its node moves to this locked one.
         // A walker on the node follows it into this chain (the stripe's sequence count
-        // makes it walk again: `NetTable::rehash`).
+        // makes it walk again: `Striped::rehash`).
         unsafe {
             bindings::afunix_hlist_del_rcu(node);
             bindings::afunix_hlist_add_head_rcu(node, self.as_ptr());
@@ -323,7 +325,7 @@ fn sk_bind_node(sk: &Sock) -> *mut bindings::hlist_node {
     unsafe { sk.as_ptr().byte_add(SK_BIND_NODE).cast() }
 }
 
-/// The chains of the abstract half of a netns table.
+/// The chains of a [`Striped`] table.
 ///
 /// # Invariants
 ///
@@ -356,21 +358,21 @@ impl Chains {
         Ok(Arc::new(Chains { bits, heads }, gfp)?)
     }
 
-    /// The chain of name hash `h`.
-    fn head_of(&self, h: u32) -> &Chain {
+    /// The chain of key `k` (a name hash or an inode key).
+    fn head_of(&self, k: u32) -> &Chain {
         // Masked below `heads.len() == 1 << bits` (type invariant): in bounds.
-        &self.heads[(h & ((1 << self.bits) - 1)) as usize]
+        &self.heads[(k & ((1 << self.bits) - 1)) as usize]
     }
 }
 
-/// What the lock of abstract stripe `s` protects: chains `i` of `chains` with
+/// What the lock of stripe `s` of a [`Striped`] table protects: chains `i` of `chains` with
 /// `i % HASH_SIZE == s`. All stripes point to the same chains, but while a resize
 /// moves them one by one.
 pub(crate) struct Stripe {
     chains: Arc<Chains>,
 }
 
-/// What lock-free lookups read of an abstract stripe: its chains and its sequence count.
+/// What lock-free lookups read of a stripe: its chains and its sequence count.
 ///
 /// # Invariants
 ///
@@ -407,13 +409,203 @@ impl StripeRcu {
     }
 }
 
-/// The name table of one network namespace, and the namespace's other state.
+/// What the chains of a [`Striped`] table are keyed by, and the node that links them.
+#[derive(Clone, Copy)]
+enum Key {
+    /// The abstract half of a netns table: the name hash, linked by `sk_node`.
+    Abstract,
+    /// The global pathname table: the inode number ([`inode_key`]), by `sk_bind_node`.
+    Inode,
+}
+
+impl Key {
+    /// The node of `struct sock` that links sockets into these chains.
+    fn offset(self) -> usize {
+        match self {
+            Key::Abstract => SK_NODE,
+            Key::Inode => SK_BIND_NODE,
+        }
+    }
+
+    /// The key of a socket in the table (set before it was linked, never changed).
+    fn of(self, sk: &Sock) -> u32 {
+        match self {
+            Key::Abstract => sk.name_hash(),
+            Key::Inode => inode_key(sk.inode_number().unwrap_or(0)),
+        }
+    }
+}
+
+/// The key of inode number `ino` in the global pathname table: its low bits choose the
+/// stripe, as `unix_bsd_hash` chooses AF_UNIX's bucket; the high half is folded in.
+fn inode_key(ino: u64) -> u32 {
+    (ino ^ (ino >> 32)) as u32
+}
+
+/// Chains over `HASH_SIZE` lock stripes, resized to about one socket each
+/// ([`crate::resize`]), walked without the lock: the abstract half of each netns table
+/// and the global pathname table.
 ///
-/// Handed to C as an opaque handle (`Arc::into_raw`, [`crate::netns`]), whose reference
-/// goes at the netns's exit: every socket of the namespace pins the netns, so the table
-/// outlives them. A queued resize holds a reference of its own.
-/// The 512 bucket locks of a netns table and what they protect: 20 to 40 KiB with
-/// lockdep, in storage that may come from vmalloc.
+/// Lock order: a stripe lock may be taken inside the bucket lock of the lower half of a
+/// netns table ([`NetTable::lock2`]: ascending, one class) and, for the pathname table,
+/// inside the socket's bind lock; no lock is taken inside a stripe lock.
+#[pin_data]
+pub(crate) struct Striped {
+    /// Stripe `s` protects chains `i` with `i % HASH_SIZE == s`.
+    #[pin]
+    stripes: [SpinLock<Stripe>; HASH_SIZE as usize],
+    /// The stripes as lock-free lookups see them.
+    rcu: [StripeRcu; HASH_SIZE as usize],
+    /// What the chains are keyed by.
+    key: Key,
+    /// Sockets in the chains.
+    n: AtomicI32,
+    /// The number of chains; written by the resize only (the read-only sysctls
+    /// `abstract_buckets` and `pathname_buckets` show it).
+    size: AtomicI32,
+}
+
+impl Striped {
+    /// Stripes over `chains` (its first size), keyed by `key`, of lock class `class`.
+    fn new(
+        chains: &Arc<Chains>,
+        key: Key,
+        class: unsafe extern "C" fn(*mut bindings::spinlock_t),
+    ) -> impl PinInit<Striped> + '_ {
+        let first: *mut Chains = ptr::from_ref::<Chains>(chains).cast_mut();
+        pin_init!(Striped {
+            stripes <- pin_init_array_from_fn(|_| {
+                SpinLock::new(Stripe { chains: chains.clone() }, class)
+            }),
+            // INVARIANT: Each stripe's `chains`, count 0.
+            rcu <- init_array_from_fn::<_, { HASH_SIZE as usize }, _, core::convert::Infallible>(|_| StripeRcu {
+                seq: AtomicU32::new(0),
+                chains: AtomicPtr::new(first),
+            }),
+            key,
+            n: AtomicI32::new(0),
+            size: AtomicI32::new(1 << chains.bits),
+        })
+    }
+
+    /// Locks stripe `i` (masked below `HASH_SIZE`); `nested` if the caller holds a
+    /// lock of the same class, lower.
+    fn lock(&self, i: u32, nested: bool) -> Guard<'_, Stripe> {
+        // Masked below `HASH_SIZE`, the array's length.
+        let s = &self.stripes[(i & HASH_MOD) as usize];
+        if nested {
+            s.lock_nested()
+        } else {
+            s.lock()
+        }
+    }
+
+    /// The socket that `walk` finds in the chain of `key`, with a reference: walked
+    /// under RCU, or under the stripe lock while a resize moves the stripe's sockets.
+    ///
+    /// A walk that found nothing while the stripe's count changed (its sockets moved,
+    /// maybe the one sought from under the walker) is made again. A walk that found its
+    /// socket needs no retry: the socket has the key. A socket whose last reference is
+    /// gone is leaving the table, as if it were not found.
+    fn lookup<F>(&self, key: u32, walk: F) -> Option<ARef<Sock>>
+    where
+        F: for<'a> Fn(&'a Chain, &'a RcuReadGuard) -> Option<RcuSock<'a>>,
+    {
+        // Masked below `HASH_SIZE`, the array's length.
+        let rcu = &self.rcu[(key & HASH_MOD) as usize];
+        let guard = RcuReadGuard::new();
+        loop {
+            let Some(seq) = rcu.read_begin() else {
+                // A resize is moving this stripe's sockets: walk under its lock (the
+                // read lock stays held: the walk is the same).
+                let g = self.lock(key, false);
+                return walk(g.chains.head_of(key), &guard).and_then(RcuSock::get);
+            };
+            if let Some(sk) = walk(rcu.chains(&guard).head_of(key), &guard) {
+                return sk.get();
+            }
+            if !rcu.read_retry(seq) {
+                return None;
+            }
+        }
+    }
+
+    /// Counts a socket linked (under its stripe's lock); true if a resize is due.
+    fn linked(&self) -> bool {
+        let n = self.n.fetch_add(1, Ordering::SeqCst) + 1;
+        // SeqCst, as the count's update: with the store and fence of `rehash`, either
+        // the resize sees this count, or this sees its new size (the `smp_mb()` of
+        // `atomic_inc_return()` in C).
+        crate::resize::should_grow(n, self.size.load(Ordering::SeqCst))
+    }
+
+    /// Counts a socket unlinked (under its stripe's lock); true if a resize is due.
+    fn unlinked(&self) -> bool {
+        let n = self.n.fetch_sub(1, Ordering::SeqCst) - 1;
+        // As in `linked`.
+        crate::resize::should_shrink(n, self.size.load(Ordering::SeqCst))
+    }
+
+    /// The chains (`log2`) and the number of sockets in them.
+    pub(crate) fn size(&self) -> (u32, i32) {
+        let bits = self.size.load(Ordering::Relaxed).max(1).ilog2();
+        (bits, self.n.load(Ordering::SeqCst))
+    }
+
+    /// Moves the sockets to `2^bits` chains, stripe by stripe; false if out of memory
+    /// (the table keeps its size: lookups get slower, nothing fails). Only a resize work
+    /// item (never run twice at once for one table) calls this.
+    ///
+    /// A lock-free lookup of stripe `s` reads `rcu[s]`: while the stripe's sockets move,
+    /// its count is odd and the lookup takes the stripe lock; a lookup that walked
+    /// while they moved (the count changed) walks again, in the new chains.
+    pub(crate) fn rehash(&self, bits: u32) -> bool {
+        let Ok(new) = Chains::new(bits, GFP_KERNEL | flags::__GFP_NOWARN) else {
+            return false;
+        };
+        let offset = self.key.offset();
+        let mut old = None;
+        for (s, (stripe, rcu)) in self.stripes.iter().zip(&self.rcu).enumerate() {
+            let mut g = stripe.lock();
+            let from = core::mem::replace(&mut g.chains, new.clone());
+            // Written under the stripe's lock only: odd from here (`write_seqcount_begin`),
+            // before any node moves (the Release fence orders the store before them).
+            let seq = rcu.seq.load(Ordering::Relaxed);
+            rcu.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
+            fence(Ordering::Release);
+            // Chains `s`, `s + HASH_SIZE`, ... of the old array are this stripe's.
+            for head in from.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
+                // The stripe's lock is held, for the old chain and the new.
+                while let Some(sk) = head.iter(offset).next() {
+                    let to = new.head_of(self.key.of(sk));
+                    // SAFETY: Both chains are of this stripe, whose lock is held; `sk` is
+                    // linked by `offset` in the first.
+                    unsafe { to.move_in(sk, offset) };
+                }
+            }
+            // INVARIANT: The stripe's new chains, then even again, after the moves.
+            rcu.chains
+                .store(ptr::from_ref::<Chains>(&new).cast_mut(), Ordering::Release);
+            rcu.seq.store(seq.wrapping_add(2), Ordering::Release);
+            drop(g);
+            // Every stripe held the same old array: one reference is kept.
+            old = Some(from);
+            cond_resched();
+        }
+        // Lookups may still walk the old array: it goes after a grace period.
+        // SAFETY: Called from a resize work item, in process context, no lock held.
+        unsafe { bindings::synchronize_rcu() };
+        drop(old);
+        self.size.store(1 << new.bits, Ordering::SeqCst);
+        // Pairs with the SeqCst count updates and size loads of `linked` and `unlinked`:
+        // either they see the new size, or the resize (`size`) sees their count.
+        fence(Ordering::SeqCst);
+        true
+    }
+}
+
+/// The 256 bucket locks of the lower half of a netns table and the abstract stripes:
+/// 20 to 40 KiB with lockdep, in storage that may come from vmalloc.
 #[pin_data]
 struct Buckets {
     /// Buckets `[0, HASH_SIZE)`: unbound and pathname sockets.
@@ -421,22 +613,20 @@ struct Buckets {
     lower: [SpinLock<Chain>; HASH_SIZE as usize],
     /// Buckets `[HASH_SIZE, 2 * HASH_SIZE)`: the abstract stripes.
     #[pin]
-    stripes: [SpinLock<Stripe>; HASH_SIZE as usize],
-    /// The stripes as lock-free lookups see them.
-    stripes_rcu: [StripeRcu; HASH_SIZE as usize],
+    abs: Striped,
 }
 
+/// The name table of one network namespace, and the namespace's other state.
+///
+/// Handed to C as an opaque handle (`Arc::into_raw`, [`crate::netns`]), whose reference
+/// goes at the netns's exit: every socket of the namespace pins the netns, so the table
+/// outlives them. A queued resize holds a reference of its own.
 #[pin_data]
 pub(crate) struct NetTable {
     /// The bucket locks.
     b: Pin<KVBox<Buckets>>,
     /// The key of the name hash, random per table.
     seed: bindings::hsiphash_key_t,
-    /// Abstract sockets in the table.
-    n_abstract: AtomicI32,
-    /// Chains of the abstract half (read-only sysctl `abstract_buckets`); written by
-    /// the resize only.
-    abs_buckets: AtomicI32,
     /// The resize work item ([`crate::resize`]).
     #[pin]
     pub(crate) resize: Work<NetTable>,
@@ -471,24 +661,14 @@ impl NetTable {
         };
         // One lock class for the 512 bucket locks (two are taken nested, in order).
         let class = bindings::afunix_table_lock_init;
-        let first: *mut Chains = ptr::from_ref::<Chains>(&chains).cast_mut();
         let buckets = pin_init!(Buckets {
             lower <- pin_init_array_from_fn(|_| SpinLock::new(Chain::new(), class)),
-            stripes <- pin_init_array_from_fn(|_| {
-                SpinLock::new(Stripe { chains: chains.clone() }, class)
-            }),
-            // INVARIANT: Each stripe's `chains`, count 0.
-            stripes_rcu <- init_array_from_fn::<_, { HASH_SIZE as usize }, _, core::convert::Infallible>(|_| StripeRcu {
-                seq: AtomicU32::new(0),
-                chains: AtomicPtr::new(first),
-            }),
+            abs <- Striped::new(&chains, Key::Abstract, class),
         });
         let b = KVBox::pin_init(buckets, GFP_KERNEL_ACCOUNT)?;
         let init = pin_init!(NetTable {
             b,
             seed,
-            n_abstract: AtomicI32::new(0),
-            abs_buckets: AtomicI32::new(HASH_SIZE as i32),
             resize <- kernel::new_work!("rust_afunix:resize"),
             exiting: AtomicBool::new(false),
             autobind: [OnceBox::new(), OnceBox::new(), OnceBox::new()],
@@ -508,7 +688,7 @@ impl NetTable {
     /// The sysctl data: `max_dgram_qlen` and `abstract_buckets` (the C `int`s the
     /// sysctl code reads and writes).
     pub(crate) fn sysctl_data(&self) -> (*mut i32, *mut i32) {
-        (self.max_dgram_qlen.as_ptr(), self.abs_buckets.as_ptr())
+        (self.max_dgram_qlen.as_ptr(), self.b.abs.size.as_ptr())
     }
 
     /// The hash of an abstract name for a socket type: hsiphash keyed by this table,
@@ -523,26 +703,9 @@ impl NetTable {
     /// lookup of connect and sendto, under RCU (under the stripe lock only while a
     /// resize moves the stripe's sockets).
     pub(crate) fn find_abstract(&self, h: NameHash, name: &[u8]) -> Option<ARef<Sock>> {
-        // Masked below `HASH_SIZE`, the array's length.
-        let rcu = &self.b.stripes_rcu[(h.0 & HASH_MOD) as usize];
-        let guard = RcuReadGuard::new();
-        loop {
-            let Some(seq) = rcu.read_begin() else {
-                // A resize is moving this stripe's sockets: look under its lock.
-                drop(guard);
-                let g = self.lock(Bucket::abstract_name(h));
-                return g.find_name(h, name).map(ARef::from);
-            };
-            let chain = rcu.chains(&guard).head_of(h.0);
-            if let Some(sk) = rust_afunix_find_socket_byname_rcu(chain, &guard, h.0, name) {
-                // A socket whose last reference is gone is leaving the table: as if its
-                // name were already free.
-                return sk.get();
-            }
-            if !rcu.read_retry(seq) {
-                return None;
-            }
-        }
+        self.b.abs.lookup(h.0, |chain, rcu| {
+            rust_afunix_find_socket_byname_rcu(chain, rcu, h.0, name)
+        })
     }
 
     /// The autobind map of socket type `ty`, if it has one.
@@ -591,13 +754,12 @@ impl NetTable {
 
     /// Locks bucket `b` (nested: the caller holds another bucket lock, lower).
     fn lock_bucket(&self, b: Bucket, nested: bool) -> BucketGuard<'_> {
-        // Masked below `HASH_SIZE`, the arrays' length.
+        // Masked below `HASH_SIZE`, the array's length.
         let i = (b.0 & HASH_MOD) as usize;
         match (b.is_abstract(), nested) {
             (false, false) => BucketGuard::Lower(self.b.lower[i].lock()),
             (false, true) => BucketGuard::Lower(self.b.lower[i].lock_nested()),
-            (true, false) => BucketGuard::Stripe(self.b.stripes[i].lock()),
-            (true, true) => BucketGuard::Stripe(self.b.stripes[i].lock_nested()),
+            (true, nested) => BucketGuard::Stripe(self.b.abs.lock(b.0, nested)),
         }
     }
 
@@ -615,81 +777,9 @@ impl NetTable {
         let _ = crate::netns::queue().enqueue(this);
     }
 
-    /// Queues a resize if `n` abstract names outgrow the chains (after a link).
-    fn grown(&self, n: i32) {
-        // SeqCst, as the count's update: with the store and fence of `rehash`, either
-        // the resize sees this count, or this sees its new size (the `smp_mb()` of
-        // `atomic_inc_return()` in C).
-        let size = self.abs_buckets.load(Ordering::SeqCst);
-        if crate::resize::should_grow(n, size) {
-            self.queue_resize();
-        }
-    }
-
-    /// Queues a resize if `n` abstract names are too few for the chains (after an unlink).
-    fn shrunk(&self, n: i32) {
-        // As in `grown`.
-        let size = self.abs_buckets.load(Ordering::SeqCst);
-        if crate::resize::should_shrink(n, size) {
-            self.queue_resize();
-        }
-    }
-
-    /// The chains of the abstract half (`log2`) and the number of abstract sockets.
-    pub(crate) fn abstract_size(&self) -> (u32, i32) {
-        let bits = self.abs_buckets.load(Ordering::Relaxed).max(1).ilog2();
-        (bits, self.n_abstract.load(Ordering::SeqCst))
-    }
-
-    /// Moves the abstract sockets to `2^bits` chains, stripe by stripe; false if out of
-    /// memory (the table keeps its size: lookups get slower, nothing fails). Only the
-    /// resize work item (never run twice at once) calls this.
-    ///
-    /// A lock-free lookup of stripe `s` reads `stripes_rcu[s]`: while the stripe's
-    /// sockets move, its count is odd and the lookup takes the stripe lock; a lookup
-    /// that walked while they moved (the count changed) walks again, in the new chains.
-    /// A lookup that found its socket needs no retry: the socket has the name.
-    pub(crate) fn rehash(&self, bits: u32) -> bool {
-        let Ok(new) = Chains::new(bits, GFP_KERNEL | flags::__GFP_NOWARN) else {
-            return false;
-        };
-        let mut old = None;
-        for (s, (stripe, rcu)) in self.b.stripes.iter().zip(&self.b.stripes_rcu).enumerate() {
-            let mut g = stripe.lock();
-            let from = core::mem::replace(&mut g.chains, new.clone());
-            // Written under the stripe's lock only: odd from here (`write_seqcount_begin`),
-            // before any node moves (the Release fence orders the store before them).
-            let seq = rcu.seq.load(Ordering::Relaxed);
-            rcu.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
-            fence(Ordering::Release);
-            // Chains `s`, `s + HASH_SIZE`, ... of the old array are this stripe's.
-            for head in from.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
-                // The stripe's lock is held, for the old chain and the new.
-                while let Some(sk) = head.iter(SK_NODE).next() {
-                    let to = new.head_of(sk.name_hash());
-                    // SAFETY: Both chains are of this stripe, whose lock is held; the
-                    // table's reference moves with the socket.
-                    unsafe { to.move_in(sk) };
-                }
-            }
-            // INVARIANT: The stripe's new chains, then even again, after the moves.
-            rcu.chains
-                .store(ptr::from_ref::<Chains>(&new).cast_mut(), Ordering::Release);
-            rcu.seq.store(seq.wrapping_add(2), Ordering::Release);
-            drop(g);
-            // Every stripe held the same old array: one reference is kept.
-            old = Some(from);
-            cond_resched();
-        }
-        // Lookups may still walk the old array: it goes after a grace period.
-        // SAFETY: Called from the resize work item, in process context, no lock held.
-        unsafe { bindings::synchronize_rcu() };
-        drop(old);
-        self.abs_buckets.store(1 << new.bits, Ordering::SeqCst);
-        // Pairs with the SeqCst count updates and size loads of `grown` and `shrunk`:
-        // either they see the new size, or the resize (`abstract_size`) sees their count.
-        fence(Ordering::SeqCst);
-        true
+    /// The abstract half, for its resize.
+    pub(crate) fn abstract_half(&self) -> &Striped {
+        &self.b.abs
     }
 }
 
@@ -758,9 +848,8 @@ impl Locked<'_> {
         sk.set_hash(b.0);
         // SAFETY: `chain`'s lock is held (its guard is in `self`); `sk` is in no chain.
         unsafe { chain.add(sk) };
-        if b.is_abstract() {
-            let n = self.t.n_abstract.fetch_add(1, Ordering::SeqCst) + 1;
-            self.t.grown(n);
+        if b.is_abstract() && self.t.b.abs.linked() {
+            self.t.queue_resize();
         }
         Ok(())
     }
@@ -777,9 +866,8 @@ impl Locked<'_> {
         if !unsafe { Chain::del(sk) } {
             return false;
         }
-        if b.is_abstract() {
-            let n = self.t.n_abstract.fetch_sub(1, Ordering::SeqCst) - 1;
-            self.t.shrunk(n);
+        if b.is_abstract() && self.t.b.abs.unlinked() {
+            self.t.queue_resize();
         }
         true
     }
@@ -876,32 +964,40 @@ extern "C" fn rust_afunix_find_socket_byname_rcu<'a>(
 
 /// The global pathname table, keyed by inode number, linked by `sk_bind_node`: a
 /// socket is in it from its pathname bind to its release. It does not hold references
-/// (the socket's netns table does).
+/// (the socket's netns table does). Its chains resize as the abstract half's do.
 #[pin_data]
 pub(crate) struct BsdTable {
     #[pin]
-    buckets: [SpinLock<Chain>; HASH_SIZE as usize],
+    s: Striped,
+    /// The resize work item ([`crate::resize`]).
+    #[pin]
+    pub(crate) resize: Work<BsdTable>,
+}
+
+kernel::impl_has_work! {
+    impl HasWork<BsdTable> for BsdTable { self.resize }
 }
 
 /// The module's global pathname table, set while the family is registered.
 static BSD: AtomicPtr<BsdTable> = AtomicPtr::new(ptr::null_mut());
 
 impl BsdTable {
-    /// The empty table.
-    pub(crate) fn new() -> impl PinInit<BsdTable> {
-        pin_init!(BsdTable {
-            buckets <- pin_init_array_from_fn(|_| {
-                SpinLock::new(Chain::new(), bindings::afunix_bsd_lock_init)
-            }),
-        })
+    /// The empty table, with 256 chains.
+    pub(crate) fn new() -> Result<Arc<BsdTable>> {
+        let chains = Chains::new(HASH_BITS, GFP_KERNEL)?;
+        let init = pin_init!(BsdTable {
+            s <- Striped::new(&chains, Key::Inode, bindings::afunix_bsd_lock_init),
+            resize <- kernel::new_work!("rust_afunix:bsd_resize"),
+        });
+        Arc::pin_init(init, GFP_KERNEL)
     }
 
     /// Publishes `t` as the module's table, or withdraws it (NULL).
     ///
     /// # Safety
     ///
-    /// A published table stays alive and pinned until it is withdrawn, and it is only
-    /// withdrawn when no socket of the family exists.
+    /// A published table stays alive until it is withdrawn, and it is only withdrawn
+    /// when no socket of the family exists.
     pub(crate) unsafe fn publish(t: *const BsdTable) {
         BSD.store(t.cast_mut(), Ordering::Release);
     }
@@ -913,18 +1009,49 @@ impl BsdTable {
         unsafe { BSD.load(Ordering::Acquire).as_ref() }
     }
 
-    fn bucket(&self, ino: u64) -> Guard<'_, Chain> {
-        // Masked below `HASH_SIZE`, the array's length.
-        self.buckets[(ino as u32 & HASH_MOD) as usize].lock()
+    /// The chains, for the resize.
+    pub(crate) fn striped(&self) -> &Striped {
+        &self.s
     }
+
+    /// The number of chains (the C `int` the read-only sysctl `pathname_buckets` shows).
+    pub(crate) fn size_ptr(&self) -> *mut i32 {
+        self.s.size.as_ptr()
+    }
+
+    /// Queues the resize on the module's queue (unless queued already).
+    fn queue_resize(&self) {
+        // SAFETY: Every `BsdTable` lives in an `Arc` (`new`), and `self` is the pointer
+        // `Arc::into_raw` gives for it. The count is not zero while `self` is borrowed:
+        // the module holds a reference until after the last socket is gone, and the
+        // caller works on a socket (or is the running resize, which holds one).
+        let this: Arc<BsdTable> = unsafe { ArcBorrow::from_raw(self) }.into();
+        // Already queued: the queue holds a reference, this one goes.
+        let _ = crate::netns::queue().enqueue(this);
+    }
+}
+
+/// The global table's chains (read-only sysctl `pathname_buckets`), or NULL before load.
+pub(crate) fn bsd_size_ptr() -> *mut i32 {
+    BsdTable::get().map_or(ptr::null_mut(), BsdTable::size_ptr)
 }
 
 /// Links a newly bound pathname socket into the global table (`unix_insert_bsd_socket`).
 pub(crate) fn bsd_insert(sk: &Sock, ino: u64) {
-    if let Some(t) = BsdTable::get() {
-        let g = t.bucket(ino);
-        // SAFETY: The bucket is locked; `sk` is live and in no global bucket (bound once).
-        unsafe { bindings::afunix_hlist_add_head_rcu(sk_bind_node(sk), g.as_ptr()) };
+    let Some(t) = BsdTable::get() else {
+        return;
+    };
+    let key = inode_key(ino);
+    let g = t.s.lock(key, false);
+    // SAFETY: The chain's stripe is locked; `sk` is live and in no chain of the global
+    // table (bound once), with its inode set (`Key::of` finds the same chain).
+    unsafe {
+        bindings::afunix_hlist_add_head_rcu(sk_bind_node(sk), g.chains.head_of(key).as_ptr())
+    };
+    let grow = t.s.linked();
+    drop(g);
+    if grow {
+        t.queue_resize();
     }
 }
 
@@ -933,49 +1060,50 @@ pub(crate) fn bsd_remove(sk: &Sock) {
     let (Some(ino), Some(t)) = (sk.inode_number(), BsdTable::get()) else {
         return;
     };
-    let _g = t.bucket(ino);
+    let g = t.s.lock(inode_key(ino), false);
     let node = sk_bind_node(sk);
-    // SAFETY: `sk` is in this bucket (keyed by its inode), if anywhere, and it is locked.
-    // Unlinked with `hlist_del_init_rcu`: a lock-free walker on it goes on.
-    unsafe {
-        if !(*node).pprev.is_null() {
-            bindings::afunix_hlist_del_init_rcu(node);
-        }
+    // SAFETY: `sk` is in a chain of this stripe (keyed by its inode), if anywhere, and
+    // the stripe is locked. Unlinked with `hlist_del_init_rcu`: a lock-free walker on it
+    // goes on.
+    let linked = unsafe { !(*node).pprev.is_null() };
+    if linked {
+        // SAFETY: As above.
+        unsafe { bindings::afunix_hlist_del_init_rcu(node) };
+    }
+    let shrink = linked && t.s.unlinked();
+    drop(g);
+    if shrink {
+        t.queue_resize();
     }
 }
 
 /// The socket bound to the inode `inode` (number `ino`), with a reference:
-/// AF_UNIX's `unix_find_socket_byinode`, without its lock (the chain is walked under
-/// RCU; the global table never resizes). A kprobe target, as the abstract lookup.
+/// AF_UNIX's `unix_find_socket_byinode`, without its lock (under RCU, as
+/// [`NetTable::find_abstract`]).
+pub(crate) fn find_by_inode(inode: *mut bindings::inode, ino: u64) -> Option<ARef<Sock>> {
+    BsdTable::get()?.s.lookup(inode_key(ino), |chain, rcu| {
+        rust_afunix_find_socket_byinode(chain, rcu, inode)
+    })
+}
+
+/// Walks a chain of the global table for the socket bound to `inode`, under the RCU
+/// read lock `rcu`; the socket found may be dying. A kprobe target, as the abstract
+/// lookup.
 #[no_mangle]
 #[inline(never)]
 #[expect(
     improper_ctypes_definitions,
     reason = "called from Rust only; C ABI for kprobes"
 )]
-extern "C" fn rust_afunix_find_socket_byinode(
+extern "C" fn rust_afunix_find_socket_byinode<'a>(
+    chain: &'a Chain,
+    rcu: &'a RcuReadGuard,
     inode: *mut bindings::inode,
-    ino: u64,
-) -> Option<ARef<Sock>> {
-    let t = BsdTable::get()?;
-    let rcu = RcuReadGuard::new();
-    // Masked below `HASH_SIZE`, the array's length.
-    // SAFETY: A chain is an `Opaque` list head, written by its lock holder with the
-    // `_rcu` list operations only (through `&Chain`: no `&mut Chain` is ever made).
-    let chain = unsafe { t.buckets[(ino as u32 & HASH_MOD) as usize].data_unlocked() };
-    // A socket's inode is set before it is linked and kept until it is freed; one whose
-    // last reference is gone is leaving the table, as if not found.
-    // Bound before the return: the iterator borrows `rcu`, which must outlive it.
-    let found = chain
-        .iter_rcu(&rcu, SK_BIND_NODE)
+) -> Option<RcuSock<'a>> {
+    // A socket's inode is set before it is linked and kept until it is freed.
+    chain
+        .iter_rcu(rcu, SK_BIND_NODE)
         .find(|s| ptr::eq(s.inode_ptr(), inode))
-        .and_then(RcuSock::get);
-    found
-}
-
-/// Looks a socket up by the inode of its socket file.
-pub(crate) fn find_by_inode(inode: *mut bindings::inode, ino: u64) -> Option<ARef<Sock>> {
-    rust_afunix_find_socket_byinode(inode, ino)
 }
 
 /// Iteration over a netns table for `/proc/net/rust_afunix`, as AF_UNIX's
@@ -1017,7 +1145,7 @@ pub(crate) mod seq {
             // SAFETY: Held by a leaked guard (safety requirements).
             unsafe {
                 if b.is_abstract() {
-                    self.b.stripes[i].force_unlock();
+                    self.b.abs.stripes[i].force_unlock();
                 } else {
                     self.b.lower[i].force_unlock();
                 }
@@ -1041,7 +1169,7 @@ pub(crate) mod seq {
                 };
             }
             // SAFETY: Stripe `i` is locked, for `'a` (safety requirements).
-            let chains = unsafe { &self.b.stripes[i].leaked_data().chains };
+            let chains = unsafe { &self.b.abs.stripes[i].leaked_data().chains };
             let first = match sk {
                 // SAFETY: `sk` is in a chain of the locked stripe.
                 Some(sk) => match unsafe { sock_after(sk) } {

@@ -15,7 +15,10 @@ use crate::proc;
 use core::ffi::{c_int, c_void};
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
-use kernel::error::{code::ENOMEM, from_result, Result};
+use kernel::error::{
+    code::{EINVAL, ENOMEM},
+    from_result, Result,
+};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 use kernel::types::Opaque;
@@ -31,14 +34,22 @@ unsafe impl Send for Sysctls {}
 unsafe impl Sync for Sysctls {}
 
 impl Sysctls {
-    /// A copy of the template with the data pointers `max_dgram_qlen` and
-    /// `abstract_buckets`.
-    fn new(max_dgram_qlen: *mut i32, abstract_buckets: *mut i32) -> Result<KBox<Sysctls>> {
+    /// A copy of the template with the data pointers `max_dgram_qlen`,
+    /// `abstract_buckets` and `pathname_buckets` (the global table's, read-only).
+    fn new(
+        max_dgram_qlen: *mut i32,
+        abstract_buckets: *mut i32,
+        pathname_buckets: *mut i32,
+    ) -> Result<KBox<Sysctls>> {
+        if pathname_buckets.is_null() {
+            return Err(EINVAL);
+        }
         // SAFETY: The template is a C array of `AFUNIX_SYSCTLS` entries that nobody
         // writes; the copy is plain data.
         let mut t = unsafe { ptr::addr_of!(bindings::afunix_sysctl_template).read() };
         t[0].data = max_dgram_qlen.cast();
         t[1].data = abstract_buckets.cast();
+        t[2].data = pathname_buckets.cast();
         Ok(KBox::new(Sysctls(Opaque::new(t)), GFP_KERNEL)?)
     }
 }
@@ -125,7 +136,11 @@ unsafe extern "C" fn rust_afunix_net_init(
     from_result(|| {
         let t = NetTable::new()?;
         let (qlen, buckets) = t.sysctl_data();
-        let sysctls = t.sysctls.get_or_try_init(|| Sysctls::new(qlen, buckets))?;
+        // The global table is published before the pernet operations are registered,
+        // and withdrawn after they are gone: it outlives every netns's sysctls.
+        let sysctls = t
+            .sysctls
+            .get_or_try_init(|| Sysctls::new(qlen, buckets, crate::hash::bsd_size_ptr()))?;
         // SAFETY: `net` is being initialised; the entries and their data live in `t`,
         // which outlives the registration (undone in `rust_afunix_net_exit` before the
         // drop, or below).

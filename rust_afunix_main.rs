@@ -178,7 +178,7 @@ unsafe extern "C" fn destruct(sk: *mut bindings::sock) {
 struct RustAfUnix {
     tables: Pin<KBox<Tables>>,
     /// The global pathname table (published in `hash` while the family is registered).
-    _bsd: Pin<KBox<hash::BsdTable>>,
+    _bsd: kernel::sync::Arc<hash::BsdTable>,
     /// The workqueue of the table resizes and the collector's runs; destroyed after
     /// the pernet exits.
     _queue: netns::OwnedQueue,
@@ -200,9 +200,9 @@ impl kernel::Module for RustAfUnix {
         // Made first and destroyed last: the netns tables queue their resizes on it.
         let queue = netns::OwnedQueue::new()?;
         let gc = gc::GcHandle::new()?;
-        let bsd = KBox::pin_init(hash::BsdTable::new(), GFP_KERNEL)?;
-        // SAFETY: `bsd` stays pinned in the module until after `sock_unregister`, when it
-        // is withdrawn (in `drop`, or below on failure).
+        let bsd = hash::BsdTable::new()?;
+        // SAFETY: The module holds `bsd` until after `sock_unregister`, when it is
+        // withdrawn (in `drop`, or below on failure).
         unsafe { hash::BsdTable::publish(&*bsd) };
         // SAFETY: Called once, at load; undone in `drop` or below on failure.
         let r = to_result(unsafe { bindings::afunix_pernet_register() }).and_then(|()| {

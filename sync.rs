@@ -123,21 +123,6 @@ impl<T> SpinLock<T> {
     }
 }
 
-impl<T: Sync> SpinLock<T> {
-    /// The data, for a reader that does not take the lock (a chain walked under RCU).
-    ///
-    /// # Safety
-    ///
-    /// All of `T` is interior-mutable (`Opaque`, atomics), its readers tolerate the
-    /// lock holder's concurrent writes (a chain: walked only with `Chain::iter_rcu`,
-    /// under an `RcuReadGuard`), and no `&mut T` is made while the result lives (no
-    /// holder of the lock derefs its guard mutably).
-    pub(crate) unsafe fn data_unlocked(&self) -> &T {
-        // SAFETY: Shared reads of interior-mutable data (safety requirements).
-        unsafe { &*self.data.get() }
-    }
-}
-
 impl<T> Deref for Guard<'_, T> {
     type Target = T;
 

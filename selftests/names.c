@@ -1981,20 +1981,42 @@ TEST_F(names, proc_net_many)
 }
 
 /*
- * Many abstract names, bound by two processes at once: every name stays reachable and
- * taken, /proc lists each once, closed names are gone. On the module this is where the
- * abstract half of the table grows (net.rust_afunix.abstract_buckets, resized by a work
- * item while both bind) and shrinks back when the names go.
+ * Many abstract (or pathname) names, bound by two processes at once: every name stays
+ * reachable and taken, /proc lists each once, closed names are gone. On the module this
+ * is where the abstract half of the table (net.rust_afunix.abstract_buckets), or the
+ * global pathname table (pathname_buckets), grows, resized by a work item while both
+ * bind, and shrinks back when the names go.
  */
 #define MANY 700
 #define ABS_BUCKETS "/proc/sys/net/rust_afunix/abstract_buckets"
+#define PATH_BUCKETS "/proc/sys/net/rust_afunix/pathname_buckets"
+
+/* Pathnames (in the working directory, a tmpfs) rather than abstract names. */
+static bool many_path;
 
 static int many_name(struct sockaddr_un *sun, int family, char who, int i)
 {
 	char name[8];
 
 	snprintf(name, sizeof(name), "%c%05d", who, i);
+	if (many_path)
+		return path_addr(sun, family, name);
 	return abstract_addr(sun, family, name, 6);
+}
+
+/* Closes the MANY sockets in `fds` and removes their socket files, if any. */
+static void close_many(int family, char who, int *fds)
+{
+	struct sockaddr_un sun;
+	int i;
+
+	for (i = 0; i < MANY; i++) {
+		close(fds[i]);
+		if (many_path) {
+			many_name(&sun, family, who, i);
+			unlink(sun.sun_path);
+		}
+	}
 }
 
 /* Binds MANY datagram sockets to names `who`00000..; their fds in `fds`. */
@@ -2004,7 +2026,11 @@ static int bind_many(int family, char who, int *fds)
 	int i;
 
 	for (i = 0; i < MANY; i++) {
-		fds[i] = bound(family, SOCK_DGRAM, &sun, many_name(&sun, family, who, i));
+		int len = many_name(&sun, family, who, i);
+
+		if (many_path)
+			unlink(sun.sun_path);
+		fds[i] = bound(family, SOCK_DGRAM, &sun, len);
 		if (fds[i] < 0)
 			return -1;
 	}
@@ -2021,7 +2047,9 @@ static int check_many(int family, char who, bool live)
 		int len = many_name(&sun, family, who, i), other;
 
 		/* A datagram connect looks the name up and queues nothing. */
-		if (ERRNO_OF(connect(fd, SA(&sun), len)) != (live ? 0 : ECONNREFUSED))
+		/* A removed socket file is gone with its name. */
+		if (ERRNO_OF(connect(fd, SA(&sun), len)) !=
+		    (live ? 0 : many_path ? ENOENT : ECONNREFUSED))
 			err = 1;
 		/* A new socket per bind is the slow part under the debug kernel: a sample. */
 		if (i % 8)
@@ -2031,19 +2059,21 @@ static int check_many(int family, char who, bool live)
 			err = 2;
 		if (other >= 0)
 			close(other);
+		if (other >= 0 && many_path)
+			unlink(sun.sun_path);
 	}
 	close(fd);
 	return err;
 }
 
-/* Waits (polling, bounded) until the netns's abstract chains number `want`. */
+/* Waits (polling, bounded) until the table's chains number `want`. */
 static bool buckets_become(int want)
 {
 	struct timespec ms = { .tv_nsec = 1000000 };
 	int i;
 
 	for (i = 0; i < 60000; i++) {
-		if (read_int_file(ABS_BUCKETS) == want)
+		if (read_int_file(many_path ? PATH_BUCKETS : ABS_BUCKETS) == want)
 			return true;
 		nanosleep(&ms, NULL);
 	}
@@ -2055,10 +2085,16 @@ static int proc_count(int family, char who)
 {
 	static bool seen[MANY];
 	char line[512], pat[4] = { ' ', '@', who };
+	size_t plen;
 	int n = 0, i;
 	FILE *f;
 
 	memset(seen, 0, sizeof(seen));
+	if (many_path) {
+		pat[1] = who;
+		pat[2] = 0;
+	}
+	plen = strlen(pat);
 	f = fopen(family == AF_UNIX ? "/proc/net/unix" : "/proc/net/rust_afunix", "r");
 	if (!f)
 		return -1;
@@ -2067,7 +2103,7 @@ static int proc_count(int family, char who)
 
 		if (!at)
 			continue;
-		i = atoi(at + 3);
+		i = atoi(at + plen);
 		if (i < 0 || i >= MANY || seen[i]) {
 			n = -1;
 			break;
@@ -2081,7 +2117,7 @@ static int proc_count(int family, char who)
 
 static int many_in_new_netns(const void *p)
 {
-	int family = *(const int *)p, go[2], done[2], i, status;
+	int family = *(const int *)p, go[2], done[2], status;
 	struct rlimit rl = { 2 * MANY + 64, 2 * MANY + 64 };
 	bool ours = family != AF_UNIX;
 	static int fds[MANY];
@@ -2090,7 +2126,7 @@ static int many_in_new_netns(const void *p)
 
 	if (setrlimit(RLIMIT_NOFILE, &rl) || unshare(CLONE_NEWNET) || pipe(go) || pipe(done))
 		return 100;
-	if (ours && read_int_file(ABS_BUCKETS) != 256)
+	if (ours && read_int_file(many_path ? PATH_BUCKETS : ABS_BUCKETS) != 256)
 		return 101;
 	pid = fork();
 	if (pid < 0)
@@ -2102,6 +2138,7 @@ static int many_in_new_netns(const void *p)
 		c = bind_many(family, 'c', fds) ? 'e' : 'k';
 		if (write(done[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
 			_exit(1);
+		close_many(family, 'c', fds);
 		_exit(0);
 	}
 	close(go[0]);
@@ -2130,8 +2167,7 @@ static int many_in_new_netns(const void *p)
 	/* Still all there once the resize is over. */
 	if (check_many(family, 'p', true) || check_many(family, 'c', true))
 		return 108;
-	for (i = 0; i < MANY; i++)
-		close(fds[i]);
+	close_many(family, 'p', fds);
 	if (check_many(family, 'p', false) || check_many(family, 'c', true))
 		return 109;
 	close(go[1]);
@@ -2146,6 +2182,13 @@ static int many_in_new_netns(const void *p)
 
 TEST_F_TIMEOUT(names, abstract_many_names, 300)
 {
+	EXPECT_EQ(0, in_child(many_in_new_netns, &self->family));
+}
+
+/* The same with pathnames: the global pathname table grows and shrinks. */
+TEST_F_TIMEOUT(names, pathname_many_names, 300)
+{
+	many_path = true;
 	EXPECT_EQ(0, in_child(many_in_new_netns, &self->family));
 }
 
