@@ -171,7 +171,7 @@ struct net *afunix_sock_net(struct sock *sk);
 /* Defined in Rust (netns.rs): the per-netns state, made and freed. */
 int rust_afunix_net_init(struct net *net, void **slot);
 void rust_afunix_net_exit(struct net *net, void **slot);
-/* The sysctls: max_dgram_qlen, abstract_buckets (in this order). */
+/* The sysctls: max_dgram_qlen, abstract_buckets, pathname_buckets (in this order). */
 enum {
 	AFUNIX_SYSCTLS = 3,
 };

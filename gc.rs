@@ -223,9 +223,13 @@ fn gc() -> Option<ArcBorrow<'static, Gc>> {
 
 /// Queues a run (AF_UNIX's `unix_gc()`).
 fn schedule(gc: ArcBorrow<'_, Gc>) {
+    // No queue: the module is going, no socket is left.
+    let Some(q) = crate::netns::queue() else {
+        return;
+    };
     gc.in_progress.store(true, Ordering::Relaxed);
     // Already queued: that run will do.
-    let _ = crate::netns::queue().enqueue(Arc::from(gc));
+    let _ = q.enqueue(Arc::from(gc));
 }
 
 /// A socket of this family is released: collect if fds are in flight.

@@ -17,7 +17,8 @@
 //!
 //! Pathname sockets are also in one global table keyed by inode ("af_unix: Put
 //! pathname sockets in the global hash table"), so that a socket file reaches its
-//! socket from every netns that can resolve it.
+//! socket from every netns that can resolve it. Past AF_UNIX, it resizes as the
+//! abstract half does (both are a [`Striped`] table), keyed by a hash of the inode.
 //!
 //! The tables are Rust data: [`NetTable`] per netns, [`BsdTable`] for the module. Each
 //! chain is a C `hlist_head` of `struct sock` (linked by `sk_node`, or `sk_bind_node`
@@ -57,12 +58,14 @@ use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::{ARef, Opaque};
 use kernel::workqueue::Work;
 
-/// log2 of the buckets in each half of a netns table, and in the global table.
+/// log2 of the buckets in each half of a netns table, and of the lock stripes (and the
+/// fewest chains) of a striped table.
 pub(crate) const HASH_BITS: u32 = 8;
-/// Buckets in each half of a netns table, and in the global pathname table.
+/// Buckets in each half of a netns table; lock stripes of a striped table.
 pub(crate) const HASH_SIZE: u32 = 1 << HASH_BITS;
 const HASH_MOD: u32 = HASH_SIZE - 1;
-/// The abstract half has at most `2^ABS_MAX_BITS` chains (8 MiB of heads).
+/// A striped table (the abstract half, the global pathname table) has at most
+/// `2^ABS_MAX_BITS` chains (8 MiB of heads).
 pub(crate) const ABS_MAX_BITS: u32 = 20;
 
 /// A bucket of a netns table.
@@ -256,7 +259,7 @@ struct RcuSock<'a>(&'a Sock);
 impl<'a> RcuSock<'a> {
     /// The full hash of its abstract name (set before it was linked).
     fn name_hash(self) -> u32 {
-        self.0.name_hash()
+        self.0.key()
     }
 
     /// Its bound name (published before it was linked, freed with the socket).
@@ -410,11 +413,12 @@ impl StripeRcu {
 }
 
 /// What the chains of a [`Striped`] table are keyed by, and the node that links them.
+/// The key of each socket is [`Sock::key`], set before it is linked.
 #[derive(Clone, Copy)]
 enum Key {
     /// The abstract half of a netns table: the name hash, linked by `sk_node`.
     Abstract,
-    /// The global pathname table: the inode number ([`inode_key`]), by `sk_bind_node`.
+    /// The global pathname table: the inode key ([`inode_key`]), by `sk_bind_node`.
     Inode,
 }
 
@@ -426,29 +430,36 @@ impl Key {
             Key::Inode => SK_BIND_NODE,
         }
     }
-
-    /// The key of a socket in the table (set before it was linked, never changed).
-    fn of(self, sk: &Sock) -> u32 {
-        match self {
-            Key::Abstract => sk.name_hash(),
-            Key::Inode => inode_key(sk.inode_number().unwrap_or(0)),
-        }
-    }
 }
 
-/// The key of inode number `ino` in the global pathname table: its low bits choose the
-/// stripe, as `unix_bsd_hash` chooses AF_UNIX's bucket; the high half is folded in.
-fn inode_key(ino: u64) -> u32 {
-    (ino ^ (ino >> 32)) as u32
+/// The key of a socket inode in the global pathname table: a hash of the inode's
+/// address keyed per module load (hsiphash). AF_UNIX keys by `i_ino`, which every tmpfs
+/// numbers from 1: sockets of equal inode numbers on many mounts (any user namespace
+/// can make them) would share one chain that no resize splits.
+pub(crate) fn inode_key(inode: *const bindings::inode) -> u32 {
+    let Some(t) = BsdTable::get() else {
+        return 0;
+    };
+    let addr = inode as usize;
+    // SAFETY: `addr` is `size_of::<usize>()` readable bytes; `seed` is a key.
+    unsafe {
+        bindings::afunix_hsiphash(
+            ptr::addr_of!(addr).cast(),
+            core::mem::size_of::<usize>(),
+            &t.seed,
+        )
+    }
 }
 
 /// Chains over `HASH_SIZE` lock stripes, resized to about one socket each
 /// ([`crate::resize`]), walked without the lock: the abstract half of each netns table
 /// and the global pathname table.
 ///
-/// Lock order: a stripe lock may be taken inside the bucket lock of the lower half of a
-/// netns table ([`NetTable::lock2`]: ascending, one class) and, for the pathname table,
-/// inside the socket's bind lock; no lock is taken inside a stripe lock.
+/// Lock order: an abstract stripe lock may be taken inside the bucket lock of the lower
+/// half of a netns table ([`NetTable::lock2`]: ascending, one class); `/proc` takes a
+/// socket's state lock inside it, and a link or unlink the workqueue's lock (queueing a
+/// resize). A pathname stripe lock is taken inside the socket's bind lock (a mutex) or
+/// with no lock held, and nothing is taken inside it.
 #[pin_data]
 pub(crate) struct Striped {
     /// Stripe `s` protects chains `i` with `i % HASH_SIZE == s`.
@@ -577,7 +588,7 @@ impl Striped {
             for head in from.heads.iter().skip(s).step_by(HASH_SIZE as usize) {
                 // The stripe's lock is held, for the old chain and the new.
                 while let Some(sk) = head.iter(offset).next() {
-                    let to = new.head_of(self.key.of(sk));
+                    let to = new.head_of(sk.key());
                     // SAFETY: Both chains are of this stripe, whose lock is held; `sk` is
                     // linked by `offset` in the first.
                     unsafe { to.move_in(sk, offset) };
@@ -773,8 +784,10 @@ impl NetTable {
         // the netns holds a reference until its exit, which cannot come while the
         // caller's socket pins the netns (or the running resize holds one).
         let this: Arc<NetTable> = unsafe { ArcBorrow::from_raw(self) }.into();
-        // Already queued: the queue holds a reference, this one goes.
-        let _ = crate::netns::queue().enqueue(this);
+        if let Some(q) = crate::netns::queue() {
+            // Already queued: the queue holds a reference, this one goes.
+            let _ = q.enqueue(this);
+        }
     }
 
     /// The abstract half, for its resize.
@@ -938,7 +951,7 @@ extern "C" fn rust_afunix_find_socket_byname<'a>(
     // Every socket of the upper half is bound: its name hash is set.
     chain
         .iter(SK_NODE)
-        .find(|s| s.name_hash() == h && s.addr_ref().is_some_and(|a| a.name() == name))
+        .find(|s| s.key() == h && s.addr_ref().is_some_and(|a| a.name() == name))
 }
 
 /// The same walk for a lock-free lookup, under the RCU read lock `rcu`
@@ -962,13 +975,15 @@ extern "C" fn rust_afunix_find_socket_byname_rcu<'a>(
         .find(|s| s.name_hash() == h && s.name() == Some(name))
 }
 
-/// The global pathname table, keyed by inode number, linked by `sk_bind_node`: a
+/// The global pathname table, keyed by inode ([`inode_key`]), linked by `sk_bind_node`: a
 /// socket is in it from its pathname bind to its release. It does not hold references
 /// (the socket's netns table does). Its chains resize as the abstract half's do.
 #[pin_data]
 pub(crate) struct BsdTable {
     #[pin]
     s: Striped,
+    /// The key of the inode hash ([`inode_key`]), random per module load.
+    seed: bindings::hsiphash_key_t,
     /// The resize work item ([`crate::resize`]).
     #[pin]
     pub(crate) resize: Work<BsdTable>,
@@ -985,28 +1000,60 @@ impl BsdTable {
     /// The empty table, with 256 chains.
     pub(crate) fn new() -> Result<Arc<BsdTable>> {
         let chains = Chains::new(HASH_BITS, GFP_KERNEL)?;
+        let mut seed = bindings::hsiphash_key_t::default();
+        // SAFETY: `seed` is writable for its size.
+        unsafe {
+            bindings::get_random_bytes(
+                ptr::addr_of_mut!(seed).cast::<c_void>(),
+                core::mem::size_of_val(&seed),
+            )
+        };
         let init = pin_init!(BsdTable {
             s <- Striped::new(&chains, Key::Inode, bindings::afunix_bsd_lock_init),
+            seed,
             resize <- kernel::new_work!("rust_afunix:bsd_resize"),
         });
         Arc::pin_init(init, GFP_KERNEL)
     }
 
-    /// Publishes `t` as the module's table, or withdraws it (NULL).
+    /// Publishes `t` as the module's table; the published reference goes back in
+    /// [`BsdTable::withdraw`].
+    pub(crate) fn publish(t: Arc<BsdTable>) {
+        let old = BSD.swap(Arc::into_raw(t).cast_mut(), Ordering::AcqRel);
+        if !old.is_null() {
+            // SAFETY: A published pointer comes from `Arc::into_raw` (above), and the
+            // reference it had is this swap's to drop; the module publishes one table,
+            // once, so no socket uses the old one.
+            drop(unsafe { Arc::from_raw(old) });
+        }
+    }
+
+    /// Withdraws the published table and drops its reference.
     ///
     /// # Safety
     ///
-    /// A published table stays alive until it is withdrawn, and it is only withdrawn
-    /// when no socket of the family exists.
-    pub(crate) unsafe fn publish(t: *const BsdTable) {
-        BSD.store(t.cast_mut(), Ordering::Release);
+    /// No socket of the family exists (a socket's callers use the table unlocked).
+    pub(crate) unsafe fn withdraw() {
+        let old = BSD.swap(ptr::null_mut(), Ordering::AcqRel);
+        if !old.is_null() {
+            // SAFETY: From `Arc::into_raw` in `publish`; no user is left (safety
+            // requirements). A queued resize holds a reference of its own.
+            drop(unsafe { Arc::from_raw(old) });
+        }
     }
 
-    /// The module's table (a socket exists, so it is published).
+    /// The module's table: published from before the pernet operations are registered
+    /// until after every socket and netns is gone, and callers work on a socket or in a
+    /// netns's init.
     fn get() -> Option<&'static BsdTable> {
-        // SAFETY: Published tables stay alive while a socket exists (`publish`), and
-        // callers work on a socket.
+        // SAFETY: A published pointer is an `Arc::into_raw` whose reference is dropped
+        // only at withdrawal, when no caller is left (above).
         unsafe { BSD.load(Ordering::Acquire).as_ref() }
+    }
+
+    /// Whether this is the published table (a resize of a withdrawn one does nothing).
+    pub(crate) fn is_published(&self) -> bool {
+        ptr::eq(BSD.load(Ordering::Acquire), self)
     }
 
     /// The chains, for the resize.
@@ -1019,15 +1066,20 @@ impl BsdTable {
         self.s.size.as_ptr()
     }
 
-    /// Queues the resize on the module's queue (unless queued already).
-    fn queue_resize(&self) {
-        // SAFETY: Every `BsdTable` lives in an `Arc` (`new`), and `self` is the pointer
-        // `Arc::into_raw` gives for it. The count is not zero while `self` is borrowed:
-        // the module holds a reference until after the last socket is gone, and the
-        // caller works on a socket (or is the running resize, which holds one).
-        let this: Arc<BsdTable> = unsafe { ArcBorrow::from_raw(self) }.into();
-        // Already queued: the queue holds a reference, this one goes.
-        let _ = crate::netns::queue().enqueue(this);
+    /// Queues a resize of the published table on the module's queue (unless queued
+    /// already).
+    fn queue_resize() {
+        let p = BSD.load(Ordering::Acquire);
+        if p.is_null() {
+            return;
+        }
+        // SAFETY: A published pointer is an `Arc::into_raw` (`publish`) whose reference
+        // stays until withdrawal, after the last socket (the callers work on one).
+        let this: Arc<BsdTable> = unsafe { ArcBorrow::from_raw(p) }.into();
+        if let Some(q) = crate::netns::queue() {
+            // Already queued: the queue holds a reference, this one goes.
+            let _ = q.enqueue(this);
+        }
     }
 }
 
@@ -1036,31 +1088,31 @@ pub(crate) fn bsd_size_ptr() -> *mut i32 {
     BsdTable::get().map_or(ptr::null_mut(), BsdTable::size_ptr)
 }
 
-/// Links a newly bound pathname socket into the global table (`unix_insert_bsd_socket`).
-pub(crate) fn bsd_insert(sk: &Sock, ino: u64) {
-    let Some(t) = BsdTable::get() else {
+/// Links a newly bound pathname socket (its inode recorded) into the global table
+/// (`unix_insert_bsd_socket`).
+pub(crate) fn bsd_insert(sk: &Sock) {
+    let (Some(key), Some(t)) = (sk.inode_key(), BsdTable::get()) else {
         return;
     };
-    let key = inode_key(ino);
     let g = t.s.lock(key, false);
     // SAFETY: The chain's stripe is locked; `sk` is live and in no chain of the global
-    // table (bound once), with its inode set (`Key::of` finds the same chain).
+    // table (bound once), with its inode and key set.
     unsafe {
         bindings::afunix_hlist_add_head_rcu(sk_bind_node(sk), g.chains.head_of(key).as_ptr())
     };
     let grow = t.s.linked();
     drop(g);
     if grow {
-        t.queue_resize();
+        BsdTable::queue_resize();
     }
 }
 
 /// Unlinks a pathname socket from the global table, if linked.
 pub(crate) fn bsd_remove(sk: &Sock) {
-    let (Some(ino), Some(t)) = (sk.inode_number(), BsdTable::get()) else {
+    let (Some(key), Some(t)) = (sk.inode_key(), BsdTable::get()) else {
         return;
     };
-    let g = t.s.lock(inode_key(ino), false);
+    let g = t.s.lock(key, false);
     let node = sk_bind_node(sk);
     // SAFETY: `sk` is in a chain of this stripe (keyed by its inode), if anywhere, and
     // the stripe is locked. Unlinked with `hlist_del_init_rcu`: a lock-free walker on it
@@ -1073,15 +1125,15 @@ pub(crate) fn bsd_remove(sk: &Sock) {
     let shrink = linked && t.s.unlinked();
     drop(g);
     if shrink {
-        t.queue_resize();
+        BsdTable::queue_resize();
     }
 }
 
 /// The socket bound to the inode `inode` (number `ino`), with a reference:
 /// AF_UNIX's `unix_find_socket_byinode`, without its lock (under RCU, as
 /// [`NetTable::find_abstract`]).
-pub(crate) fn find_by_inode(inode: *mut bindings::inode, ino: u64) -> Option<ARef<Sock>> {
-    BsdTable::get()?.s.lookup(inode_key(ino), |chain, rcu| {
+pub(crate) fn find_by_inode(inode: *mut bindings::inode) -> Option<ARef<Sock>> {
+    BsdTable::get()?.s.lookup(inode_key(inode), |chain, rcu| {
         rust_afunix_find_socket_byinode(chain, rcu, inode)
     })
 }
@@ -1175,7 +1227,7 @@ pub(crate) mod seq {
                 Some(sk) => match unsafe { sock_after(sk) } {
                     Some(next) => return Some(next),
                     None => {
-                        (sk.name_hash() & ((1 << chains.bits) - 1)) as usize + HASH_SIZE as usize
+                        (sk.key() & ((1 << chains.bits) - 1)) as usize + HASH_SIZE as usize
                     }
                 },
                 None => i,

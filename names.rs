@@ -94,7 +94,7 @@ fn bind_bsd(sk: &Sock, addr: Address) -> Result {
         }
         inode.record_in(sk);
     }
-    hash::bsd_insert(sk, ino);
+    hash::bsd_insert(sk);
     drop(b);
     Ok(())
 }
@@ -110,7 +110,7 @@ pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
         Name::Path(_) => {
             let mut file = SocketFile::lookup(&addr)?;
             let other =
-                hash::find_by_inode(file.inode(), file.ino()).ok_or(Error::from(ECONNREFUSED))?;
+                hash::find_by_inode(file.inode()).ok_or(Error::from(ECONNREFUSED))?;
             if other.sk_type() != ty {
                 return Err(EPROTOTYPE.into());
             }

@@ -22,7 +22,7 @@ use kernel::error::{
 use kernel::prelude::*;
 use kernel::sync::Arc;
 use kernel::types::Opaque;
-use kernel::workqueue::{self, Queue};
+use kernel::workqueue::Queue;
 
 /// The sysctls of a netns: a copy of the C template (`net.rust_afunix.*`), their data
 /// in the netns's [`NetTable`]; the sysctl core may write its entries.
@@ -98,16 +98,19 @@ impl Drop for OwnedQueue {
     }
 }
 
-/// The module's workqueue (the system's unbound one if there is none, which cannot
-/// happen while a table exists: the queue is made first and destroyed last).
-pub(crate) fn queue() -> &'static Queue {
+/// The module's workqueue, or `None` once its destruction began at unload (then no
+/// socket is left, and a work item is not queued: nothing may run after the module's
+/// code is gone).
+pub(crate) fn queue() -> Option<&'static Queue> {
     let q = QUEUE.load(Ordering::Acquire);
     if q.is_null() {
-        return workqueue::system_unbound();
+        return None;
     }
-    // SAFETY: A published queue lives until `OwnedQueue::drop`, after every table (the
-    // only users) is gone. CAST: the same C type in the kernel crate's bindings.
-    unsafe { Queue::from_raw(q.cast()) }
+    // SAFETY: A published queue lives until `OwnedQueue::drop`, which withdraws it
+    // first and then drains it: a work item that finds it published while it drains
+    // queues on it, which the drain allows (a chained work item) and runs. CAST: the
+    // same C type in the kernel crate's bindings.
+    Some(unsafe { Queue::from_raw(q.cast()) })
 }
 
 /// The table of a netns.

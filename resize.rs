@@ -71,8 +71,10 @@ impl WorkItem for NetTable {
             return;
         }
         if resize_once(t.abstract_half()) && !t.exiting.load(Ordering::Relaxed) {
-            // The reference of this run goes to the next one.
-            let _ = crate::netns::queue().enqueue(t);
+            if let Some(q) = crate::netns::queue() {
+                // The reference of this run goes to the next one.
+                let _ = q.enqueue(t);
+            }
         }
     }
 }
@@ -81,11 +83,15 @@ impl WorkItem for BsdTable {
     type Pointer = Arc<BsdTable>;
 
     fn run(t: Arc<BsdTable>) {
+        // Withdrawn: the module is going (no socket is left).
+        if !t.is_published() {
+            return;
+        }
         if resize_once(t.striped()) {
-            // The reference of this run goes to the next one. At unload the queue is
-            // destroyed after the last socket is gone: a run then shrinks the table,
-            // or queues nothing.
-            let _ = crate::netns::queue().enqueue(t);
+            if let Some(q) = crate::netns::queue() {
+                // The reference of this run goes to the next one.
+                let _ = q.enqueue(t);
+            }
         }
     }
 }

@@ -177,8 +177,6 @@ unsafe extern "C" fn destruct(sk: *mut bindings::sock) {
 
 struct RustAfUnix {
     tables: Pin<KBox<Tables>>,
-    /// The global pathname table (published in `hash` while the family is registered).
-    _bsd: kernel::sync::Arc<hash::BsdTable>,
     /// The workqueue of the table resizes and the collector's runs; destroyed after
     /// the pernet exits.
     _queue: netns::OwnedQueue,
@@ -197,13 +195,13 @@ impl kernel::Module for RustAfUnix {
             );
             return Err(EINVAL);
         }
-        // Made first and destroyed last: the netns tables queue their resizes on it.
+        // Made first, destroyed after the pernet exits and the pathname table's
+        // withdrawal: the tables queue their resizes on it.
         let queue = netns::OwnedQueue::new()?;
         let gc = gc::GcHandle::new()?;
-        let bsd = hash::BsdTable::new()?;
-        // SAFETY: The module holds `bsd` until after `sock_unregister`, when it is
-        // withdrawn (in `drop`, or below on failure).
-        unsafe { hash::BsdTable::publish(&*bsd) };
+        // Published until after `sock_unregister` (withdrawn in `drop`, or below on
+        // failure), before any netns init reads it.
+        hash::BsdTable::publish(hash::BsdTable::new()?);
         // SAFETY: Called once, at load; undone in `drop` or below on failure.
         let r = to_result(unsafe { bindings::afunix_pernet_register() }).and_then(|()| {
             match Self::register(fam) {
@@ -218,13 +216,12 @@ impl kernel::Module for RustAfUnix {
         match r {
             Ok(tables) => Ok(RustAfUnix {
                 tables,
-                _bsd: bsd,
                 _queue: queue,
                 _gc: gc,
             }),
             Err(e) => {
                 // SAFETY: No socket of this family exists.
-                unsafe { hash::BsdTable::publish(core::ptr::null()) };
+                unsafe { hash::BsdTable::withdraw() };
                 Err(e)
             }
         }
@@ -299,8 +296,9 @@ impl Drop for RustAfUnix {
         }
         // SAFETY: Registered in `init`; no socket (so no table user) is left.
         unsafe { bindings::afunix_pernet_unregister() };
-        // SAFETY: No socket is left; the table is freed with `self` after this.
-        unsafe { hash::BsdTable::publish(core::ptr::null()) };
+        // SAFETY: No socket is left; the table goes now, or with a queued resize (which
+        // `_queue`'s drop runs and which sees it withdrawn).
+        unsafe { hash::BsdTable::withdraw() };
         pr_info!("unregistered socket family {}\n", t.family.family);
     }
 }

@@ -119,40 +119,41 @@ pub(crate) struct UnixSock {
     pub(crate) iolock: bindings::mutex,
     /// One binder at a time (AF_UNIX's `u->bindlock`).
     pub(crate) bindlock: bindings::mutex,
-    /// Its wait queue is where datagram writers and connecting clients wait for room
-    /// in this socket's queue (AF_UNIX's `peer_wait`); it is also the socket's wait
-    /// queue while it is an embryo (a connection not accepted yet).
-    pub(crate) peer_wq: bindings::socket_wq,
     /// The bound address (an `Arc<Address>`), or NULL; set once, with release
     /// semantics, under `bindlock` and the table locks; freed by the destructor.
     pub(crate) addr: *mut core::ffi::c_void,
-    /// Queued on the `peer_wait` of a datagram peer whose queue is full, to relay its
-    /// wakeup to this socket's pollers (AF_UNIX's `peer_wake`); `.private` is that peer.
-    pub(crate) peer_wake: bindings::wait_queue_entry,
     /// The socket inode's path, for a pathname socket (and its accepted sockets).
     pub(crate) path: bindings::path,
     /// The socket inode of a pathname socket, compared by the global table.
     pub(crate) inode: *mut bindings::inode,
-    /// Its number, the key of the global table.
-    pub(crate) ino: kernel::ffi::c_ulong,
     /// The socket's bucket in its netns table (under the bucket lock).
     pub(crate) hash: kernel::ffi::c_uint,
-    /// The full hash of an abstract name, compared before the name itself.
-    pub(crate) name_hash: kernel::ffi::c_uint,
+    /// The socket's key in the striped table it is in: the full hash of an abstract
+    /// name (compared before the name itself), or the inode key of a pathname socket in
+    /// the global table. Set once, before the socket is linked there.
+    pub(crate) key: kernel::ffi::c_uint,
     /// Fds queued on this socket with `SCM_RIGHTS` and not received yet (AF_UNIX's
     /// `scm_stat.nr_fds`, shown as `scm_fds:` in fdinfo); atomic.
     pub(crate) nr_fds: kernel::ffi::c_uint,
+    /// The socket's index among the candidates of the collector's current run.
+    pub(crate) gc_index: kernel::ffi::c_uint,
     /// The out-of-band skb of a stream socket (AF_UNIX's `oob_skb`), one of the skbs on
     /// the receive queue, or NULL: set and cleared under the state lock and the queue
     /// lock, compared atomically (poll).
     pub(crate) oob_skb: *mut bindings::sk_buff,
+    /// Its wait queue is where datagram writers and connecting clients wait for room
+    /// in this socket's queue (AF_UNIX's `peer_wait`); it is also the socket's wait
+    /// queue while it is an embryo (a connection not accepted yet). Cacheline-aligned:
+    /// the fields above fill the gap before it on the perf kernel.
+    pub(crate) peer_wq: bindings::socket_wq,
+    /// Queued on the `peer_wait` of a datagram peer whose queue is full, to relay its
+    /// wakeup to this socket's pollers (AF_UNIX's `peer_wake`); `.private` is that peer.
+    pub(crate) peer_wake: bindings::wait_queue_entry,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
     /// References to this socket's file held by fd lists in flight.
     pub(crate) inflight: kernel::ffi::c_ulong,
-    /// The socket's index among the candidates of the collector's current run.
-    pub(crate) gc_index: kernel::ffi::c_uint,
 }
 
 /// The module's part of an skb's control block (`skb->cb`).
@@ -375,17 +376,19 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.unix()).hash).write_volatile(h) };
     }
 
-    /// The full hash of an abstract name.
-    pub(crate) fn name_hash(&self) -> u32 {
-        // SAFETY: Written once, before the socket enters its abstract bucket, under that
-        // bucket's lock; the link (`rcu_assign_pointer`) publishes it to RCU walkers.
-        unsafe { ptr::addr_of!((*self.unix()).name_hash).read() }
+    /// The socket's key in its striped table: the full hash of an abstract name, or
+    /// the inode key of a pathname socket.
+    pub(crate) fn key(&self) -> u32 {
+        // SAFETY: Written once, before the socket enters its abstract bucket (under that
+        // bucket's lock) or the global table (under the bind lock); the link
+        // (`rcu_assign_pointer`) publishes it to RCU walkers.
+        unsafe { ptr::addr_of!((*self.unix()).key).read() }
     }
 
-    /// Sets the name hash (under the bucket locks, before insertion).
+    /// Sets the name hash of an abstract name (under the bucket locks, before insertion).
     pub(crate) fn set_name_hash(&self, h: u32) {
         // SAFETY: Callers hold the bucket locks and the bind lock.
-        unsafe { ptr::addr_of_mut!((*self.unix()).name_hash).write(h) };
+        unsafe { ptr::addr_of_mut!((*self.unix()).key).write(h) };
     }
 
     fn addr_slot(&self) -> &AtomicPtr<Address> {
@@ -460,13 +463,10 @@ impl Sock {
         unsafe { ptr::addr_of!((*self.unix()).inode).read() }
     }
 
-    /// The inode number of a pathname socket's inode (kept in the socket: the inode
-    /// itself is only pinned until release).
-    pub(crate) fn inode_number(&self) -> Option<u64> {
-        // SAFETY: `ino` is set with `inode`, before the socket enters the global table,
-        // and never changed.
-        let ino = unsafe { ptr::addr_of!((*self.unix()).ino).read() };
-        (!self.inode_ptr().is_null()).then_some(ino as u64)
+    /// The key of a bound pathname socket in the global table (from its inode number,
+    /// kept in the socket: the inode itself is only pinned until release), or `None`.
+    pub(crate) fn inode_key(&self) -> Option<u32> {
+        (!self.inode_ptr().is_null()).then(|| self.key())
     }
 
     /// The state lock (`UnixSock::lock`).
@@ -657,13 +657,14 @@ impl Sock {
         // The address is already published: `SIOCUNIXFILE` may read the path (under the
         // state lock) from now on.
         let _g = self.lock();
-        // SAFETY: `path` is guarded by the state lock (held); `inode` and `ino` are read
-        // only once the socket is in the global table, after this; `inode` is the live
-        // inode of `path`'s dentry (callers).
+        // SAFETY: `path` is guarded by the state lock (held); `inode` and `key` are read
+        // only once the socket is in the global table, after this (a pathname socket is
+        // in no striped table before); `inode` is the live inode of `path`'s dentry
+        // (callers).
         unsafe {
             self.path_slot().write(path.into_raw());
             ptr::addr_of_mut!((*u).inode).write(inode);
-            ptr::addr_of_mut!((*u).ino).write((*inode).i_ino);
+            ptr::addr_of_mut!((*u).key).write(crate::hash::inode_key(inode));
         }
     }
 

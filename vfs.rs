@@ -264,12 +264,6 @@ impl SocketFile {
         self.inode
     }
 
-    /// The inode's number.
-    pub(crate) fn ino(&self) -> u64 {
-        // SAFETY: The inode is live while the path is held.
-        unsafe { (*self.inode).i_ino as u64 }
-    }
-
     /// `touch_atime()`: a successful connect or send marks the file accessed.
     pub(crate) fn touch_atime(&mut self) {
         // SAFETY: The path is held.
