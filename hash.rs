@@ -1226,9 +1226,7 @@ pub(crate) mod seq {
                 // SAFETY: `sk` is in a chain of the locked stripe.
                 Some(sk) => match unsafe { sock_after(sk) } {
                     Some(next) => return Some(next),
-                    None => {
-                        (sk.key() & ((1 << chains.bits) - 1)) as usize + HASH_SIZE as usize
-                    }
+                    None => (sk.key() & ((1 << chains.bits) - 1)) as usize + HASH_SIZE as usize,
                 },
                 None => i,
             };

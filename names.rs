@@ -109,8 +109,7 @@ pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
     match name {
         Name::Path(_) => {
             let mut file = SocketFile::lookup(&addr)?;
-            let other =
-                hash::find_by_inode(file.inode()).ok_or(Error::from(ECONNREFUSED))?;
+            let other = hash::find_by_inode(file.inode()).ok_or(Error::from(ECONNREFUSED))?;
             if other.sk_type() != ty {
                 return Err(EPROTOTYPE.into());
             }
