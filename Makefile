@@ -13,13 +13,14 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests shim demo check bench fuzz stress lint fmt clean help
+.PHONY: all setup kernel kernels module selftests shim demo check shell bench fuzz stress lint fmt clean help
 
 all: module selftests shim
 
 help:
 	@echo "make demo       boot the test kernel, load the module, show an exchange"
 	@echo "make check      run the whole test suite in the VM (both families)"
+	@echo "make shell      a root shell in the VM with the module loaded (KVARIANT=debug|perf)"
 	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
 	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds)"
 	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
@@ -61,6 +62,11 @@ demo: setup module selftests
 
 check: setup module selftests shim
 	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh
+
+# An interactive root shell in the guest, module loaded, in a tmpfs; leaving it unloads
+# the module and checks the kernel log (as every vm-run).
+shell: setup module selftests shim
+	@$(SCRIPTS)/vm-run --kernel $(KVARIANT) --interactive -- scripts/shell-guest
 
 # The differential fuzzer, long form: FUZZ_SEEDS seeds from FUZZ_FIRST, FUZZ_OPS calls
 # each, on the debug kernel (make check runs seeds 1..200).

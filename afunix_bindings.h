@@ -48,6 +48,9 @@
 #include <net/scm.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
+#include <net/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 
 /* The ioctl numbers that bindgen cannot see through their macro chains. */
 enum {
@@ -56,6 +59,8 @@ enum {
 	AFUNIX_SIOCATMARK = SIOCATMARK,
 	AFUNIX_SIOCUNIXFILE = SIOCUNIXFILE,
 	AFUNIX_ENOIOCTLCMD = ENOIOCTLCMD,
+	/* The bit of sk_flags that sock.rs tests itself (sock_flag() is an inline). */
+	AFUNIX_SOCK_DEAD = SOCK_DEAD,
 };
 
 /*
@@ -92,9 +97,10 @@ enum {
 	AFUNIX_CAP_SYS_RESOURCE = CAP_SYS_RESOURCE,
 };
 
-/* Offsets of the two list nodes in struct sock, for the Rust side's list walks. */
+/* Offsets in struct sock: the two list nodes (the Rust side's list walks), sk_flags. */
 enum {
 	AFUNIX_SK_NODE_OFFSET = offsetof(struct sock, sk_node),
+	AFUNIX_SK_FLAGS_OFFSET = offsetof(struct sock, sk_flags),
 	AFUNIX_SK_BIND_NODE_OFFSET = offsetof(struct sock, sk_bind_node),
 };
 
@@ -135,7 +141,6 @@ const struct cred *afunix_get_cred(const struct cred *cred);
 void afunix_put_cred(const struct cred *cred);
 const struct cred *afunix_current_cred(void);
 void afunix_prot_inuse_add(struct sock *sk, int val);
-bool afunix_sock_dead(struct sock *sk);
 int afunix_sock_error(struct sock *sk);
 long afunix_rcvtimeo(struct sock *sk, bool noblock);
 long afunix_sndtimeo(struct sock *sk, bool noblock);
@@ -195,7 +200,6 @@ void afunix___sock_put(struct sock *sk);
 bool afunix_sock_hold_not_zero(struct sock *sk);
 void afunix_sock_set_rcu_free(struct sock *sk);
 u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key);
-bool afunix_test_bit(long nr, const unsigned long *addr);
 void afunix_set_bit(long nr, unsigned long *addr);
 void afunix_cond_resched(void);
 struct inode *afunix_sock_inode(struct socket *sock);
@@ -235,5 +239,28 @@ struct sk_buff *afunix_skb_peek(struct sk_buff_head *list);
 bool afunix_sock_urginline(const struct sock *sk);
 void afunix_skb_queue_tail_locked(struct sk_buff_head *list, struct sk_buff *skb);
 void afunix_skb_unlink_locked(struct sk_buff *skb, struct sk_buff_head *list);
+
+/* sock_diag (diag.rs): the netlink inlines. */
+struct nlmsghdr *afunix_nlmsg_put(struct sk_buff *skb, u32 portid, u32 seq, int type,
+				  int payload, int flags);
+void *afunix_nlmsg_data(const struct nlmsghdr *nlh);
+int afunix_nlmsg_len(const struct nlmsghdr *nlh);
+void afunix_nlmsg_end(struct sk_buff *skb, struct nlmsghdr *nlh);
+void afunix_nlmsg_cancel(struct sk_buff *skb, struct nlmsghdr *nlh);
+struct sk_buff *afunix_nlmsg_new(size_t payload);
+void afunix_nlmsg_free(struct sk_buff *skb);
+void *afunix_nla_data(const struct nlattr *nla);
+int afunix_skb_len(const struct sk_buff *skb);
+struct net *afunix_skb_net(const struct sk_buff *skb);
+u32 afunix_netlink_portid(const struct sk_buff *skb);
+struct user_namespace *afunix_skb_user_ns(const struct sk_buff *skb);
+struct user_namespace *afunix_netlink_user_ns(const struct sk_buff *skb);
+int afunix_diag_dump_start(struct sk_buff *skb, const struct nlmsghdr *nlh,
+			   int (*dump)(struct sk_buff *skb, struct netlink_callback *cb));
+int afunix_diag_unicast(struct sk_buff *in_skb, struct sk_buff *rep);
+long *afunix_cb_args(struct netlink_callback *cb);
+const struct nlmsghdr *afunix_cb_nlh(const struct netlink_callback *cb);
+struct sk_buff *afunix_cb_skb(const struct netlink_callback *cb);
+void afunix_path_ino_dev(const struct path *path, u32 *ino, u32 *dev);
 
 #endif /* AFUNIX_BINDINGS_H */

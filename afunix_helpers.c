@@ -150,11 +150,6 @@ void afunix_prot_inuse_add(struct sock *sk, int val)
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, val);
 }
 
-bool afunix_sock_dead(struct sock *sk)
-{
-	return sock_flag(sk, SOCK_DEAD);
-}
-
 int afunix_sock_error(struct sock *sk)
 {
 	return sock_error(sk);
@@ -435,11 +430,6 @@ void afunix_proc_remove(struct net *net)
 	remove_proc_entry(KBUILD_MODNAME, net->proc_net);
 }
 
-bool afunix_test_bit(long nr, const unsigned long *addr)
-{
-	return test_bit(nr, addr);
-}
-
 void afunix_set_bit(long nr, unsigned long *addr)
 {
 	set_bit(nr, addr);
@@ -659,4 +649,110 @@ void afunix_skb_queue_tail_locked(struct sk_buff_head *list, struct sk_buff *skb
 void afunix_skb_unlink_locked(struct sk_buff *skb, struct sk_buff_head *list)
 {
 	__skb_unlink(skb, list);
+}
+
+/* sock_diag (diag.rs): the netlink and sock_diag inlines. */
+struct nlmsghdr *afunix_nlmsg_put(struct sk_buff *skb, u32 portid, u32 seq, int type,
+				  int payload, int flags)
+{
+	return nlmsg_put(skb, portid, seq, type, payload, flags);
+}
+
+void *afunix_nlmsg_data(const struct nlmsghdr *nlh)
+{
+	return nlmsg_data(nlh);
+}
+
+int afunix_nlmsg_len(const struct nlmsghdr *nlh)
+{
+	return nlmsg_len(nlh);
+}
+
+void afunix_nlmsg_end(struct sk_buff *skb, struct nlmsghdr *nlh)
+{
+	nlmsg_end(skb, nlh);
+}
+
+void afunix_nlmsg_cancel(struct sk_buff *skb, struct nlmsghdr *nlh)
+{
+	nlmsg_cancel(skb, nlh);
+}
+
+struct sk_buff *afunix_nlmsg_new(size_t payload)
+{
+	return nlmsg_new(payload, GFP_KERNEL);
+}
+
+void afunix_nlmsg_free(struct sk_buff *skb)
+{
+	nlmsg_free(skb);
+}
+
+void *afunix_nla_data(const struct nlattr *nla)
+{
+	return nla_data(nla);
+}
+
+int afunix_skb_len(const struct sk_buff *skb)
+{
+	return skb->len;
+}
+
+struct net *afunix_skb_net(const struct sk_buff *skb)
+{
+	return sock_net(skb->sk);
+}
+
+u32 afunix_netlink_portid(const struct sk_buff *skb)
+{
+	return NETLINK_CB(skb).portid;
+}
+
+/* The user namespace of a dump's socket (unix_diag_dump: sk_user_ns(skb->sk)). */
+struct user_namespace *afunix_skb_user_ns(const struct sk_buff *skb)
+{
+	return sk_user_ns(skb->sk);
+}
+
+/* The requester's (unix_diag_get_exact: sk_user_ns(NETLINK_CB(in_skb).sk)). */
+struct user_namespace *afunix_netlink_user_ns(const struct sk_buff *skb)
+{
+	return sk_user_ns(NETLINK_CB(skb).sk);
+}
+
+/* netlink_dump_start() is an inline that records THIS_MODULE: the dump pins the module. */
+int afunix_diag_dump_start(struct sk_buff *skb, const struct nlmsghdr *nlh,
+			   int (*dump)(struct sk_buff *skb, struct netlink_callback *cb))
+{
+	struct netlink_dump_control c = { .dump = dump };
+
+	return netlink_dump_start(sock_net(skb->sk)->diag_nlsk, skb, nlh, &c);
+}
+
+int afunix_diag_unicast(struct sk_buff *in_skb, struct sk_buff *rep)
+{
+	return nlmsg_unicast(sock_net(in_skb->sk)->diag_nlsk, rep, NETLINK_CB(in_skb).portid);
+}
+
+/* The callback's scratch words (a union with ctx, which bindgen leaves opaque). */
+long *afunix_cb_args(struct netlink_callback *cb)
+{
+	return cb->args;
+}
+
+const struct nlmsghdr *afunix_cb_nlh(const struct netlink_callback *cb)
+{
+	return cb->nlh;
+}
+
+struct sk_buff *afunix_cb_skb(const struct netlink_callback *cb)
+{
+	return cb->skb;
+}
+
+/* UNIX_DIAG_VFS: d_backing_inode() is an inline. */
+void afunix_path_ino_dev(const struct path *path, u32 *ino, u32 *dev)
+{
+	*ino = d_backing_inode(path->dentry)->i_ino;
+	*dev = path->dentry->d_sb->s_dev;
 }

@@ -16,6 +16,7 @@ mod addr;
 mod autobind;
 mod bindings;
 mod cmsg;
+mod diag;
 mod error;
 mod files;
 mod gc;
@@ -64,6 +65,8 @@ struct Tables {
     dgram_ops: bindings::proto_ops,
     seqpacket_ops: bindings::proto_ops,
     family: bindings::net_proto_family,
+    /// The sock_diag handler of the family ([`diag`]).
+    diag: bindings::sock_diag_handler,
 }
 
 // SAFETY: The tables are plain C data that the module writes only in `init`, before
@@ -243,6 +246,8 @@ impl RustAfUnix {
                     create: Some(create),
                     owner,
                 },
+                // `fam` is below `AF_MAX` (checked at load).
+                diag: diag::handler(fam as u8, owner),
             },
             GFP_KERNEL,
         )?;
@@ -258,11 +263,29 @@ impl RustAfUnix {
             return Err(e);
         }
         TABLES.store(t, Ordering::Release);
-        // SAFETY: `family` lives in the box until `sock_unregister` in `drop`.
-        if let Err(e) = to_result(unsafe { bindings::sock_register(&t.family) }) {
+        // Before the family: a request finds the handler with no socket yet.
+        // SAFETY: `diag` lives in the box until `sock_diag_unregister` (and a grace
+        // period) in `drop`, or below.
+        if let Err(e) = to_result(unsafe { bindings::sock_diag_register(&t.diag) }) {
             TABLES.store(ptr::null_mut(), Ordering::Release);
             // SAFETY: Registered above, and no socket could be created.
             unsafe {
+                bindings::proto_unregister(&mut t.dgram_proto);
+                bindings::proto_unregister(&mut t.stream_proto);
+            }
+            pr_err!("sock_diag_register(family={}) failed: {:?}\n", fam, e);
+            return Err(e);
+        }
+        // SAFETY: `family` lives in the box until `sock_unregister` in `drop`.
+        if let Err(e) = to_result(unsafe { bindings::sock_register(&t.family) }) {
+            TABLES.store(ptr::null_mut(), Ordering::Release);
+            // SAFETY: Registered above, and no socket could be created. A request that
+            // found the handler holds the module (`sock_diag_lock_handler`): none can
+            // run during load; one that read the pointer under RCU is done after the
+            // grace period, before the box goes.
+            unsafe {
+                bindings::sock_diag_unregister(&t.diag);
+                bindings::synchronize_rcu();
                 bindings::proto_unregister(&mut t.dgram_proto);
                 bindings::proto_unregister(&mut t.stream_proto);
             }
@@ -289,6 +312,14 @@ impl Drop for RustAfUnix {
         // module reference), and `sock_unregister` waits for `create` calls in flight.
         unsafe { bindings::sock_unregister(t.family.family) };
         TABLES.store(ptr::null_mut(), Ordering::Release);
+        // SAFETY: Registered in `init`. A request or dump runs holding a module
+        // reference (`sock_diag_lock_handler`, `netlink_dump_start`), so none is running;
+        // one that read the handler's pointer under RCU is over after the grace period,
+        // before the tables are freed.
+        unsafe {
+            bindings::sock_diag_unregister(&t.diag);
+            bindings::synchronize_rcu();
+        }
         // SAFETY: Registered in `init`; no socket uses them any more.
         unsafe {
             bindings::proto_unregister(&mut t.dgram_proto);

@@ -16,7 +16,7 @@ use crate::vfs::HeldPath;
 use core::ffi::c_int;
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::alloc::{flags::GFP_KERNEL, KBox};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
@@ -562,6 +562,10 @@ impl Sock {
 
     /// `sk_peek_offset(sk, flags)`: where a `MSG_PEEK` starts (`SO_PEEK_OFF`), or 0.
     pub(crate) fn peek_offset(&self, flags: u32) -> i32 {
+        // As the inline: without `MSG_PEEK`, 0 (checked here: no call).
+        if flags & bindings::MSG_PEEK == 0 {
+            return 0;
+        }
         // SAFETY: `self` is a live socket.
         unsafe { bindings::afunix_peek_offset(self.as_ptr(), flags as c_int) }
     }
@@ -647,6 +651,65 @@ impl Sock {
         // SAFETY: `path` is guarded by the state lock (held); a set path holds its
         // mount and dentry, so they are live.
         unsafe { HeldPath::get(self.path_slot()) }
+    }
+
+    /// `UNIX_DIAG_VFS`: the socket file's inode number and device, for a pathname socket
+    /// (and one accepted from it).
+    pub(crate) fn vfs_ino_dev(&self) -> Option<(u32, u32)> {
+        let _g = self.lock();
+        let p = self.path_slot();
+        // SAFETY: `path` is guarded by the state lock (held); a set path holds its
+        // dentry, whose inode and super block are live.
+        unsafe {
+            if (*p).dentry.is_null() {
+                return None;
+            }
+            let (mut ino, mut dev) = (0u32, 0u32);
+            bindings::afunix_path_ino_dev(p, &mut ino, &mut dev);
+            Some((ino, dev))
+        }
+    }
+
+    /// Calls `f` with the number of connections queued on this listener and the socket
+    /// inode numbers of their connecting sockets, in queue order (`UNIX_DIAG_ICONS`),
+    /// under the queue's lock: `f` must not sleep.
+    pub(crate) fn with_embryo_peers<R>(
+        &self,
+        f: impl FnOnce(u32, &mut dyn Iterator<Item = u32>) -> R,
+    ) -> R {
+        let q = self.rcvq_lock();
+        let n = self.rcvq_len();
+        let mut started = false;
+        let mut cur: Option<&SkbView> = None;
+        let mut peers = core::iter::from_fn(|| {
+            let next = match (started, cur) {
+                (false, _) => q.peek(None),
+                (true, Some(prev)) => q.peek(Some(prev)),
+                (true, None) => None,
+            };
+            started = true;
+            cur = next;
+            let skb = next?;
+            Some(
+                skb.embryo()
+                    .and_then(Sock::queued_embryo_peer)
+                    .map_or(0, |p| p.i_ino() as u32),
+            )
+        });
+        f(n, &mut peers)
+    }
+
+    /// The connecting socket of an embryo queued on its listener: set before the
+    /// embryo was queued and kept, with its reference, until the embryo is accepted or
+    /// released, neither of which happens while the caller holds the listener's queue
+    /// lock (AF_UNIX reads `unix_peer(skb->sk)` so too).
+    fn queued_embryo_peer(&self) -> Option<&Sock> {
+        // SAFETY: `peer` of a queued embryo is stable and holds a reference (above),
+        // for as long as the borrow of `self` (the carrier skb, queued) lasts.
+        unsafe {
+            let p = ptr::addr_of!((*self.unix()).peer).read_volatile();
+            NonNull::new(p).map(|p| Sock::from_raw(p.as_ptr()))
+        }
     }
 
     /// Records the socket inode's path and inode in a socket being bound (under its
@@ -813,8 +876,14 @@ impl Sock {
 
     /// `sock_flag(sk, SOCK_DEAD)`: the socket was released.
     pub(crate) fn is_dead(&self) -> bool {
-        // SAFETY: `self` is a live socket.
-        unsafe { bindings::afunix_sock_dead(self.as_ptr()) }
+        // SAFETY: `sk_flags` (at its offset) of a live socket, changed only with atomic
+        // bit operations.
+        unsafe {
+            let flags = self
+                .as_ptr()
+                .byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize);
+            test_bit(bindings::AFUNIX_SOCK_DEAD, flags.cast())
+        }
     }
 
     /// `sock_error()`: takes the pending socket error, if any.
@@ -1549,7 +1618,7 @@ impl Socket {
     /// `test_bit(nr, &sock->flags)`.
     fn test_flag(&self, nr: u32) -> bool {
         // SAFETY: `flags` of a live socket, changed only with atomic bit operations.
-        unsafe { bindings::afunix_test_bit(nr as c_long, self.flags()) }
+        unsafe { test_bit(nr, self.flags()) }
     }
 
     /// `set_bit(nr, &sock->flags)`.
@@ -2145,6 +2214,20 @@ pub(crate) fn max_files() -> u64 {
 }
 
 /// Whether the current task has a signal pending.
+/// `test_bit(nr, addr)`: one bit of a bitmap whose words are written with atomic bit
+/// operations, read once (as the inline does, without a call into C).
+///
+/// # Safety
+///
+/// `addr` is an aligned, live array of `unsigned long` that holds bit `nr`.
+unsafe fn test_bit(nr: u32, addr: *const c_ulong) -> bool {
+    let bits = c_ulong::BITS;
+    // SAFETY: The word of bit `nr` (safety requirements); `unsigned long` is the size
+    // and alignment of `usize` in the kernel's ABIs.
+    let word = unsafe { AtomicUsize::from_ptr(addr.add((nr / bits) as usize).cast_mut().cast()) };
+    (word.load(Ordering::Relaxed) >> (nr % bits)) & 1 != 0
+}
+
 pub(crate) fn signal_pending() -> bool {
     // SAFETY: No requirements.
     unsafe { bindings::afunix_signal_pending() }
