@@ -335,15 +335,18 @@ unsafe extern "C" fn dump(
     };
     // SAFETY: `args` is the callback's six words.
     let pos = unsafe { &mut *args.cast::<i64>() };
-    if *pos == 0 {
+    match *pos {
         // The walk's first position: bucket 0, first socket.
-        *pos = 1;
+        0 => *pos = 1,
+        // The walk is over (see below).
+        i64::MAX => return 0,
+        _ => {}
     }
     let mut cur = seq::first(t, pos);
     while let Some(sk) = cur {
         let wanted = req.states & (1u32 << (sk.state() & 31)) != 0;
-        let ino = sk.i_ino() as u32;
-        if wanted && ino != 0 {
+        let ino = if wanted { sk.i_ino() as u32 } else { 0 };
+        if ino != 0 {
             // SAFETY: `skb` is the dump's skb.
             let r = unsafe { fill(skb, sk, &req, to, ino) };
             if r.is_err() {
@@ -437,7 +440,8 @@ unsafe fn get_exact(
                 unsafe { bindings::afunix_nlmsg_free(rep) };
                 extra += 256;
                 if extra >= kernel::page::PAGE_SIZE {
-                    return Err(ENOMEM);
+                    // As AF_UNIX: the fill's error.
+                    return Err(EMSGSIZE.into());
                 }
             }
         }

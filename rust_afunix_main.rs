@@ -67,6 +67,8 @@ struct Tables {
     family: bindings::net_proto_family,
     /// The sock_diag handler of the family ([`diag`]).
     diag: bindings::sock_diag_handler,
+    /// Whether `diag` is registered (the module loads without it if the slot is taken).
+    diag_registered: bool,
 }
 
 // SAFETY: The tables are plain C data that the module writes only in `init`, before
@@ -248,6 +250,7 @@ impl RustAfUnix {
                 },
                 // `fam` is below `AF_MAX` (checked at load).
                 diag: diag::handler(fam as u8, owner),
+                diag_registered: false,
             },
             GFP_KERNEL,
         )?;
@@ -263,29 +266,11 @@ impl RustAfUnix {
             return Err(e);
         }
         TABLES.store(t, Ordering::Release);
-        // Before the family: a request finds the handler with no socket yet.
-        // SAFETY: `diag` lives in the box until `sock_diag_unregister` (and a grace
-        // period) in `drop`, or below.
-        if let Err(e) = to_result(unsafe { bindings::sock_diag_register(&t.diag) }) {
-            TABLES.store(ptr::null_mut(), Ordering::Release);
-            // SAFETY: Registered above, and no socket could be created.
-            unsafe {
-                bindings::proto_unregister(&mut t.dgram_proto);
-                bindings::proto_unregister(&mut t.stream_proto);
-            }
-            pr_err!("sock_diag_register(family={}) failed: {:?}\n", fam, e);
-            return Err(e);
-        }
         // SAFETY: `family` lives in the box until `sock_unregister` in `drop`.
         if let Err(e) = to_result(unsafe { bindings::sock_register(&t.family) }) {
             TABLES.store(ptr::null_mut(), Ordering::Release);
-            // SAFETY: Registered above, and no socket could be created. A request that
-            // found the handler holds the module (`sock_diag_lock_handler`): none can
-            // run during load; one that read the pointer under RCU is done after the
-            // grace period, before the box goes.
+            // SAFETY: Registered above, and no socket could be created.
             unsafe {
-                bindings::sock_diag_unregister(&t.diag);
-                bindings::synchronize_rcu();
                 bindings::proto_unregister(&mut t.dgram_proto);
                 bindings::proto_unregister(&mut t.stream_proto);
             }
@@ -298,6 +283,19 @@ impl RustAfUnix {
                 pr_err!("sock_register(family={}) failed: {:?}\n", fam, e);
             }
             return Err(e);
+        }
+        // Last, and not fatal: a failed load after this point could free the module's
+        // code under a dump already started (a dump pins the module, but a failed init
+        // does not wait for that), and sockets may exist already.
+        // SAFETY: `diag` lives in the box until `sock_diag_unregister` (and a grace
+        // period) in `drop`.
+        match to_result(unsafe { bindings::sock_diag_register(&t.diag) }) {
+            Ok(()) => t.diag_registered = true,
+            Err(e) => pr_warn!(
+                "sock_diag_register(family={}) failed ({:?}): no sock_diag for the family\n",
+                fam,
+                e
+            ),
         }
         pr_info!("registered socket family {} (AF_UNIX in Rust)\n", fam);
         Ok(tables)
@@ -312,13 +310,16 @@ impl Drop for RustAfUnix {
         // module reference), and `sock_unregister` waits for `create` calls in flight.
         unsafe { bindings::sock_unregister(t.family.family) };
         TABLES.store(ptr::null_mut(), Ordering::Release);
-        // SAFETY: Registered in `init`. A request or dump runs holding a module
-        // reference (`sock_diag_lock_handler`, `netlink_dump_start`), so none is running;
-        // one that read the handler's pointer under RCU is over after the grace period,
-        // before the tables are freed.
-        unsafe {
-            bindings::sock_diag_unregister(&t.diag);
-            bindings::synchronize_rcu();
+        if t.diag_registered {
+            // SAFETY: Registered in `init` (only then: unregistering clears the slot,
+            // whoever holds it). A request or dump runs holding a module reference
+            // (`sock_diag_lock_handler`, `netlink_dump_start`), so none is running; one
+            // that read the handler's pointer under RCU is over after the grace period,
+            // before the tables are freed.
+            unsafe {
+                bindings::sock_diag_unregister(&t.diag);
+                bindings::synchronize_rcu();
+            }
         }
         // SAFETY: Registered in `init`; no socket uses them any more.
         unsafe {

@@ -876,8 +876,8 @@ impl Sock {
 
     /// `sock_flag(sk, SOCK_DEAD)`: the socket was released.
     pub(crate) fn is_dead(&self) -> bool {
-        // SAFETY: `sk_flags` (at its offset) of a live socket, changed only with atomic
-        // bit operations.
+        // SAFETY: `sk_flags` (at its offset) of a live socket; read once, racing with
+        // `sock_set_flag`'s `__set_bit` as C's `sock_flag` does.
         unsafe {
             let flags = self
                 .as_ptr()
@@ -2213,9 +2213,8 @@ pub(crate) fn max_files() -> u64 {
     unsafe { bindings::get_max_files() as u64 }
 }
 
-/// Whether the current task has a signal pending.
-/// `test_bit(nr, addr)`: one bit of a bitmap whose words are written with atomic bit
-/// operations, read once (as the inline does, without a call into C).
+/// `test_bit(nr, addr)`: one bit of a bitmap, read once (as the inline does, without a
+/// call into C), racing with writers as the C reader does.
 ///
 /// # Safety
 ///
@@ -2228,6 +2227,7 @@ unsafe fn test_bit(nr: u32, addr: *const c_ulong) -> bool {
     (word.load(Ordering::Relaxed) >> (nr % bits)) & 1 != 0
 }
 
+/// Whether the current task has a signal pending.
 pub(crate) fn signal_pending() -> bool {
     // SAFETY: No requirements.
     unsafe { bindings::afunix_signal_pending() }

@@ -11,6 +11,10 @@
  * program never sees the difference. Without the module (and without the variable)
  * the shim passes everything through. glibc's own internal sockets (syslog, nscd) do
  * not go through these symbols and stay AF_UNIX.
+ *
+ * sock_diag: a SOCK_DIAG_BY_FAMILY request for AF_UNIX sent on a NETLINK_SOCK_DIAG
+ * socket asks for the module's family instead, and the replies' udiag_family says
+ * AF_UNIX again, so `ss -x` lists the module's sockets (and only those).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -20,6 +24,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 
 static int fam = -1;
 
@@ -39,6 +45,8 @@ static ssize_t (*real_recvfrom)(int, void *, size_t, int, struct sockaddr *, soc
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
 static int (*real_recvmmsg)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
 static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+static ssize_t (*real_send)(int, const void *, size_t, int);
+static ssize_t (*real_recv)(int, void *, size_t, int);
 
 #define LOAD(name) (real_##name = dlsym(RTLD_NEXT, #name))
 
@@ -62,6 +70,8 @@ __attribute__((constructor)) static void unixshim_init(void)
 	LOAD(recvmsg);
 	LOAD(recvmmsg);
 	LOAD(getsockopt);
+	LOAD(send);
+	LOAD(recv);
 	if (env && *env) {
 		fam = atoi(env);
 		return;
@@ -100,6 +110,59 @@ static void out_addr(void *a, socklen_t avail)
 	}
 }
 
+/* Whether fd is a NETLINK_SOCK_DIAG socket. */
+static int is_diag_socket(int fd)
+{
+	socklen_t l = sizeof(int);
+	int v;
+
+	if (real_getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_NETLINK)
+		return 0;
+	l = sizeof(int);
+	return !real_getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &l) && v == NETLINK_SOCK_DIAG;
+}
+
+/*
+ * The SOCK_DIAG_BY_FAMILY messages in buf (len bytes) whose family byte (the first of
+ * the payload: sdiag_family of a request, udiag_family of a reply) is `from`: counted,
+ * and set to `to` unless `to` is negative.
+ */
+static int diag_family(void *buf, size_t len, int from, int to)
+{
+	struct nlmsghdr *h = buf;
+	int n = len > 65536 ? 65536 : (int)len, found = 0;
+
+	for (; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+		unsigned char *f = NLMSG_DATA(h);
+
+		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(1) ||
+		    *f != from)
+			continue;
+		found++;
+		if (to >= 0)
+			*f = to;
+	}
+	return found;
+}
+
+/* A request for AF_UNIX about to go out on fd: a copy asking for the module's family. */
+static const void *diag_request(int fd, const void *buf, size_t len, char *tmp, size_t cap)
+{
+	if (fam <= 0 || !buf || len < NLMSG_LENGTH(1) || len > cap ||
+	    !diag_family((void *)buf, len, AF_UNIX, -1) || !is_diag_socket(fd))
+		return buf;
+	memcpy(tmp, buf, len);
+	diag_family(tmp, len, AF_UNIX, fam);
+	return tmp;
+}
+
+/* Replies received on fd: the module's family shows as AF_UNIX. */
+static void diag_reply(int fd, void *buf, size_t len)
+{
+	if (fam > 0 && buf && diag_family(buf, len, fam, -1) && is_diag_socket(fd))
+		diag_family(buf, len, fam, AF_UNIX);
+}
+
 int socket(int domain, int type, int protocol)
 {
 	if (domain == AF_UNIX && fam > 0)
@@ -132,19 +195,42 @@ ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockad
 	       socklen_t len)
 {
 	struct sockaddr_storage tmp;
+	char req[4096];
 
-	return real_sendto(fd, buf, n, flags, in_addr(a, len, &tmp), len);
+	return real_sendto(fd, diag_request(fd, buf, n, req, sizeof(req)), n, flags,
+			   in_addr(a, len, &tmp), len);
+}
+
+ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	char req[4096];
+
+	return real_send(fd, diag_request(fd, buf, n, req, sizeof(req)), n, flags);
 }
 
 ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	struct sockaddr_storage tmp;
+	struct iovec iov[8];
 	struct msghdr m;
+	char req[4096];
 
-	if (!msg || !msg->msg_name)
+	if (!msg)
 		return real_sendmsg(fd, msg, flags);
 	m = *msg;
-	m.msg_name = (void *)in_addr(msg->msg_name, msg->msg_namelen, &tmp);
+	if (msg->msg_name)
+		m.msg_name = (void *)in_addr(msg->msg_name, msg->msg_namelen, &tmp);
+	/* A sock_diag request is in the first iovec (iproute2, the kselftests). */
+	if (msg->msg_iovlen >= 1 && msg->msg_iovlen <= 8) {
+		const void *b = diag_request(fd, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len,
+					     req, sizeof(req));
+
+		if (b != msg->msg_iov[0].iov_base) {
+			memcpy(iov, msg->msg_iov, msg->msg_iovlen * sizeof(*iov));
+			iov[0].iov_base = (void *)b;
+			m.msg_iov = iov;
+		}
+	}
 	return real_sendmsg(fd, &m, flags);
 }
 
@@ -211,6 +297,17 @@ ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *a, soc
 
 	if (r >= 0 && a && len && *len)
 		out_addr(a, avail);
+	if (r > 0)
+		diag_reply(fd, buf, (size_t)r < n ? (size_t)r : n);
+	return r;
+}
+
+ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	ssize_t r = real_recv(fd, buf, n, flags);
+
+	if (r > 0)
+		diag_reply(fd, buf, (size_t)r < n ? (size_t)r : n);
 	return r;
 }
 
@@ -221,6 +318,10 @@ ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 
 	if (r >= 0 && msg && msg->msg_name && msg->msg_namelen)
 		out_addr(msg->msg_name, avail);
+	/* The replies are read into the first iovec (iproute2, the kselftests). */
+	if (r > 0 && msg && msg->msg_iovlen >= 1)
+		diag_reply(fd, msg->msg_iov[0].iov_base,
+			   (size_t)r < msg->msg_iov[0].iov_len ? (size_t)r : msg->msg_iov[0].iov_len);
 	return r;
 }
 
