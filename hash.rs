@@ -437,18 +437,20 @@ impl Key {
 /// numbers from 1: sockets of equal inode numbers on many mounts (any user namespace
 /// can make them) would share one chain that no resize splits.
 pub(crate) fn inode_key(inode: *const bindings::inode) -> u32 {
-    let Some(t) = BsdTable::get() else {
-        return 0;
-    };
-    let addr = inode as usize;
-    // SAFETY: `addr` is `size_of::<usize>()` readable bytes; `seed` is a key.
+    BsdTable::get().map_or(0, |t| t.inode_key(inode))
+}
+
+/// A random key for `hsiphash` (of a netns table's names, of the global table's inodes).
+fn random_key() -> bindings::hsiphash_key_t {
+    let mut key = bindings::hsiphash_key_t::default();
+    // SAFETY: `key` is writable for its size.
     unsafe {
-        bindings::afunix_hsiphash(
-            ptr::addr_of!(addr).cast(),
-            core::mem::size_of::<usize>(),
-            &t.seed,
+        bindings::get_random_bytes(
+            ptr::addr_of_mut!(key).cast::<c_void>(),
+            core::mem::size_of_val(&key),
         )
-    }
+    };
+    key
 }
 
 /// Chains over `HASH_SIZE` lock stripes, resized to about one socket each
@@ -662,14 +664,7 @@ impl NetTable {
     /// A new, empty table with 256 abstract chains and a random hash key.
     pub(crate) fn new() -> Result<Arc<NetTable>> {
         let chains = Chains::new(HASH_BITS, GFP_KERNEL_ACCOUNT)?;
-        let mut seed = bindings::hsiphash_key_t::default();
-        // SAFETY: `seed` is writable for its size.
-        unsafe {
-            bindings::get_random_bytes(
-                ptr::addr_of_mut!(seed).cast::<c_void>(),
-                core::mem::size_of_val(&seed),
-            )
-        };
+        let seed = random_key();
         // One lock class for the 512 bucket locks (two are taken nested, in order).
         let class = bindings::afunix_table_lock_init;
         let buckets = pin_init!(Buckets {
@@ -1000,14 +995,7 @@ impl BsdTable {
     /// The empty table, with 256 chains.
     pub(crate) fn new() -> Result<Arc<BsdTable>> {
         let chains = Chains::new(HASH_BITS, GFP_KERNEL)?;
-        let mut seed = bindings::hsiphash_key_t::default();
-        // SAFETY: `seed` is writable for its size.
-        unsafe {
-            bindings::get_random_bytes(
-                ptr::addr_of_mut!(seed).cast::<c_void>(),
-                core::mem::size_of_val(&seed),
-            )
-        };
+        let seed = random_key();
         let init = pin_init!(BsdTable {
             s <- Striped::new(&chains, Key::Inode, bindings::afunix_bsd_lock_init),
             seed,
@@ -1054,6 +1042,19 @@ impl BsdTable {
     /// Whether this is the published table (a resize of a withdrawn one does nothing).
     pub(crate) fn is_published(&self) -> bool {
         ptr::eq(BSD.load(Ordering::Acquire), self)
+    }
+
+    /// The key of `inode` in this table ([`inode_key`]).
+    fn inode_key(&self, inode: *const bindings::inode) -> u32 {
+        let addr = inode as usize;
+        // SAFETY: `addr` is `size_of::<usize>()` readable bytes; `seed` is a key.
+        unsafe {
+            bindings::afunix_hsiphash(
+                ptr::addr_of!(addr).cast(),
+                core::mem::size_of::<usize>(),
+                &self.seed,
+            )
+        }
     }
 
     /// The chains, for the resize.
@@ -1133,7 +1134,8 @@ pub(crate) fn bsd_remove(sk: &Sock) {
 /// AF_UNIX's `unix_find_socket_byinode`, without its lock (under RCU, as
 /// [`NetTable::find_abstract`]).
 pub(crate) fn find_by_inode(inode: *mut bindings::inode) -> Option<ARef<Sock>> {
-    BsdTable::get()?.s.lookup(inode_key(inode), |chain, rcu| {
+    let t = BsdTable::get()?;
+    t.s.lookup(t.inode_key(inode), |chain, rcu| {
         rust_afunix_find_socket_byinode(chain, rcu, inode)
     })
 }

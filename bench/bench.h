@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the benchmark programs share: a monotonic clock, fatal errors, sorting of
- * latencies, and the family a "unix" or "ours" argument names.
+ * What the benchmark programs share: a monotonic clock, fatal errors, a fixed
+ * pseudo-random sequence, sorting of latencies, and the family a "unix" or "ours"
+ * argument names.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -26,6 +27,15 @@ static inline void die(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what, strerror(errno));
 	exit(1);
+}
+
+/* splitmix64: a fixed pseudo-random sequence, the same for both families. */
+static inline unsigned long long mix(unsigned long long x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
 }
 
 /* qsort() order of long long latencies. */

@@ -41,15 +41,6 @@
 
 #include "bench.h"
 
-/* splitmix64: a fixed pseudo-random sequence, the same for both families. */
-static unsigned long long mix(unsigned long long x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 static void raise_nofile(long n)
 {
 	struct rlimit rl = { n, n };

@@ -38,15 +38,6 @@
 
 static int rand_names;
 
-/* splitmix64: a fixed pseudo-random sequence, the same for both families. */
-static unsigned long long mix(unsigned long long x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 /* The i-th abstract name of set `set` ('a': the population, 'm': the timed binds). */
 static int abstract_addr(struct sockaddr_un *sun, int family, char set, unsigned int i)
 {

@@ -178,9 +178,11 @@ static int diag_read(int nl, struct dump *out)
 	}
 }
 
-static int nl_dump(int family, unsigned int states, struct dump *out)
+/* One request and its replies: 0, or a negative errno. */
+static int nl_ask(int family, unsigned int states, unsigned int ino, const unsigned int *cookie,
+		  bool dump, struct dump *out)
 {
-	int nl = diag_request(family, states, 0, NULL, true), err;
+	int nl = diag_request(family, states, ino, cookie, dump), err;
 
 	if (nl < 0)
 		return -errno;
@@ -189,16 +191,15 @@ static int nl_dump(int family, unsigned int states, struct dump *out)
 	return err;
 }
 
-static int nl_exact(int family, unsigned int ino, const unsigned int *cookie,
-		      struct dump *out)
+static int nl_dump(int family, unsigned int states, struct dump *out)
 {
-	int nl = diag_request(family, ~0u, ino, cookie, false), err;
+	return nl_ask(family, states, 0, NULL, true, out);
+}
 
-	if (nl < 0)
-		return -errno;
-	err = diag_read(nl, out);
-	close(nl);
-	return err;
+static int nl_exact(int family, unsigned int ino, const unsigned int *cookie,
+		    struct dump *out)
+{
+	return nl_ask(family, ~0u, ino, cookie, false, out);
 }
 
 static const struct diag *find(const struct dump *d, unsigned int ino)
