@@ -19,7 +19,8 @@ all: module selftests shim
 
 help:
 	@echo "make demo       boot the test kernel, load the module, show an exchange"
-	@echo "make check      run the whole test suite in the VM (both families)"
+	@echo "make check      run the whole test suite in the VM (both families);"
+	@echo "                T=\"names datapath\" runs only those programs"
 	@echo "make shell      a root shell in the VM with the module loaded (KVARIANT=debug|perf)"
 	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
 	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds)"
@@ -60,8 +61,9 @@ shim/unixshim.so: shim/unixshim.c
 demo: setup module selftests
 	@$(SCRIPTS)/vm-run --kernel $(KVARIANT) -- scripts/demo-guest
 
+# T="names datapath" runs only those programs of selftests/tests.list (default: all).
 check: setup module selftests shim
-	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh
+	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh $(T)
 
 # An interactive root shell in the guest, module loaded, in a tmpfs; leaving it unloads
 # the module and checks the kernel log (as every vm-run).

@@ -12,12 +12,10 @@
 //! [`netns`] and this file's registration. The protocol and its policy are safe Rust:
 //! [`proto`], [`names`], [`autobind`] (with its map), [`addr`] and [`resize`].
 
-mod addr;
+mod api;
 mod autobind;
-mod bindings;
 mod cmsg;
 mod diag;
-mod error;
 mod files;
 mod gc;
 mod hash;
@@ -27,11 +25,11 @@ mod proc;
 mod proto;
 mod resize;
 mod scm;
-mod sock;
-mod socket;
-mod sync;
 mod vfs;
 mod wakeup;
+
+// Transitional: the old paths of the files that moved into `api/`.
+use api::{addr, bindings, error, sock, socket, sync};
 
 use core::ffi::c_int;
 use core::ptr;

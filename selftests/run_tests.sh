@@ -3,10 +3,17 @@
 #
 # Runs every selftest program (inside the test VM: see scripts/vm-run), each test once
 # per family variant (af_unix, rust_afunix), in the tmpfs $AFUNIX_TMP, and ends with
-# the closing line "N passed, N failed".
+# the closing line "N passed, N failed". Arguments, if any, name the programs to run
+# (a subset of tests.list, for `make check T="names datapath"`); none: all of them.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 read -r -a TESTS <"$here/tests.list"
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		[[ " ${TESTS[*]} " == *" $t "* ]] || { echo "run_tests: no test '$t' in tests.list"; exit 2; }
+	done
+	TESTS=("$@")
+fi
 cd "${AFUNIX_TMP:-/tmp}" || exit 1
 
 pass=0 fail=0 skip=0

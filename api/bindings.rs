@@ -24,4 +24,4 @@ type __kernel_size_t = usize;
 type __kernel_ssize_t = isize;
 type __kernel_ptrdiff_t = isize;
 
-include!("afunix_bindings_generated.rs");
+include!("../afunix_bindings_generated.rs");

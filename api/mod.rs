@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The kernel-API layer: every `unsafe`, `bindings::` and `extern "C"` of the module.
+//!
+//! Typed wrappers of the C objects the protocol uses, and one `#[vtable]` trait with an
+//! `Adapter<T>` per C vtable, in the shape of `rust/kernel/net/phy.rs`. Nothing here
+//! names the protocol layer: the protocol implements these traits and the crate root
+//! hands its types to the adapters.
+
+pub(crate) mod addr;
+pub(crate) mod bindings;
+pub(crate) mod error;
+pub(crate) mod sock;
+pub(crate) mod socket;
+pub(crate) mod sync;
