@@ -13,7 +13,8 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests shim demo check shell bench fuzz stress lint fmt clean help
+.PHONY: all setup kernel kernels module selftests shim demo check shell bench fuzz stress lint \
+	layers fmt clean help
 
 all: module selftests shim
 
@@ -27,7 +28,9 @@ help:
 	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
 	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
 	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
-	@echo "make lint       rustfmt --check, checkpatch, and the module built with clippy"
+	@echo "make lint       the layering check, rustfmt --check, checkpatch, and the module"
+	@echo "                built with clippy"
+	@echo "make layers     unsafe / bindings:: / extern \"C\" counts per file and per layer"
 
 setup:
 	@$(SCRIPTS)/setup
@@ -109,8 +112,11 @@ bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/con
 bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
+# scripts/check-layers: api/ names no protocol file, no cycles between files, no unsafe
+# or C ABI in the protocol files (issue 22).
 lint: setup
 	@ksrc=$(CACHE)/linux-source-6.12; \
+	$(SCRIPTS)/check-layers && \
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
 		--show-types -f $$(ls *.rs *.c *.h selftests/*.c selftests/*.h shim/*.c | grep -v _generated) && \
@@ -118,6 +124,9 @@ lint: setup
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
 	$(MAKE) -s module KMAKE_LINT="CLIPPY=1 CLIPPY_DRIVER=$(CLIPPY_DRIVER)" && \
 	echo "lint: clean"
+
+layers:
+	@$(SCRIPTS)/check-layers --counts
 
 fmt:
 	rustfmt --edition 2021 --config-path $(CACHE)/linux-source-6.12/.rustfmt.toml rust_afunix_main.rs
