@@ -51,6 +51,9 @@
 #include <net/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <net/af_unix.h>
+/* af_unix.h's shorthand for `peer_wq.wait`: the module names its own fields. */
+#undef peer_wait
 
 /* The ioctl numbers that bindgen cannot see through their macro chains. */
 enum {

@@ -14,14 +14,13 @@
 //! lookup finds it taken and marks it. The bucket locks are dropped between lookups,
 //! with a `cond_resched()`. The map is [`AutobindMap`], safe code over atomic words.
 
-use crate::addr::Address;
+use crate::addr::{Address, UniqueAddress};
 use crate::hash::Bucket;
 use crate::sock::{autobind_bits, cond_resched, random_u32, sock_type, Sock};
 use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::alloc::KVVec;
 use kernel::error::{code::ENOSPC, Result};
 use kernel::prelude::*;
-use kernel::sync::UniqueArc;
 
 /// The autobind name space: 2^20 names, as AF_UNIX; fewer when the debug parameter
 /// `autobind_bits` says so (tests of the wrap-around and of `ENOSPC`).
@@ -36,7 +35,7 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
         return Ok(());
     }
     // Allocated before any lock; the name is rewritten in place between tries.
-    let mut addr = UniqueArc::new(Address::autobind(0), GFP_KERNEL)?;
+    let mut addr = UniqueAddress::new(Address::autobind(0))?;
     let table = sk.table();
     let ty = sk.sk_type();
     table.autobind_prepare(ty);
@@ -62,7 +61,7 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
         let new = Bucket::abstract_name(h);
         let mut g = table.lock2(old, new);
         if g.find_name(h, addr.name()).is_none() {
-            g.rehash(sk, addr.into(), new, Some(h))?;
+            g.rehash(sk, addr.into_shared(), new, Some(h))?;
             g.autobind_taken(h, ty, num);
             return Ok(());
         }

@@ -42,7 +42,7 @@
 //! still check and insert under the stripe lock, so two binds of one name cannot both
 //! succeed.
 
-use crate::addr::Address;
+use crate::addr::{Address, UnixAddress};
 use crate::autobind::AutobindMap;
 use crate::bindings;
 use crate::sock::{cond_resched, Sock};
@@ -913,7 +913,7 @@ impl Locked<'_> {
     pub(crate) fn rehash(
         &mut self,
         sk: &Sock,
-        addr: Arc<Address>,
+        addr: ARef<UnixAddress>,
         new: Bucket,
         h: Option<NameHash>,
     ) -> Result {

@@ -5,7 +5,7 @@
 //!
 //! Safe code only: tables in [`crate::hash`], the VFS in [`crate::vfs`].
 
-use crate::addr::{Address, Name, SunAddr, AF_UNIX, PATH_OFFSET};
+use crate::addr::{Address, Name, SunAddr, UnixAddress, AF_UNIX, PATH_OFFSET};
 use crate::autobind::autobind;
 use crate::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
 use crate::hash::{self, Bucket};
@@ -13,7 +13,6 @@ use crate::sock::Sock;
 use crate::vfs::{NewSocketInode, SocketFile};
 use kernel::error::{code::*, Result};
 use kernel::prelude::*;
-use kernel::sync::Arc;
 use kernel::types::ARef;
 
 /// `bind()`: autobind for a bare family, else a pathname or abstract name.
@@ -43,7 +42,7 @@ pub(crate) extern "C" fn rust_afunix_bind(sk: &Sock, sun: &SunAddr) -> Result {
 /// Binds an abstract name: `EADDRINUSE` if a socket of the same type has it.
 fn bind_abstract(sk: &Sock, addr: Address) -> Result {
     // Allocated before any lock.
-    let addr = Arc::new(addr, GFP_KERNEL)?;
+    let addr = UnixAddress::new(addr)?;
     let _b = sk.bind_lock()?;
     if sk.has_addr() {
         return Err(EINVAL);
@@ -61,7 +60,7 @@ fn bind_abstract(sk: &Sock, addr: Address) -> Result {
 /// Binds a pathname: creates the socket inode, then publishes the socket in its netns
 /// table and the global one. The inode is removed again if the bind fails after.
 fn bind_bsd(sk: &Sock, addr: Address) -> Result {
-    let addr = Arc::new(addr, GFP_KERNEL)?;
+    let addr = UnixAddress::new(addr)?;
     let mut inode = NewSocketInode::create(sk, &addr).map_err(|e| {
         if e == EEXIST {
             EADDRINUSE.into()

@@ -5,7 +5,9 @@
 //!
 //! Safe code only: the C API is reached through [`crate::sock`] and [`crate::wakeup`].
 
-use crate::addr::{Address, SunAddr, AF_UNSPEC};
+use crate::addr::{SunAddr, UnixAddress, AF_UNSPEC};
+use crate::api::family::Kind;
+use crate::api::socket::IoctlAnswer;
 use crate::cmsg::{self, RecvCreds};
 use crate::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
@@ -13,16 +15,25 @@ use crate::error::{
 };
 use crate::gc;
 use crate::names;
+use crate::oob;
 use crate::sock::Pipe;
 use crate::sock::{
-    intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Msg, Skb, Sock,
-    Socket,
+    intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
+    ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
 };
 use crate::wakeup::{self, poll};
 use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::error::{code::*, Error, Result};
-use kernel::sync::Arc;
 use kernel::types::ARef;
+
+/// The destructor of the family's data skbs: their files go out of flight.
+pub(crate) struct DataSkb;
+
+impl SkbDestructor for DataSkb {
+    fn release_fds(fds: crate::files::FdList, uid: crate::scm::Kuid) {
+        gc::release(fds, uid);
+    }
+}
 
 /// `PF_UNIX`: the protocol number AF_UNIX accepts besides 0.
 const PF_UNIX: i32 = 1;
@@ -38,17 +49,6 @@ const MAX_SKB_FRAGS: usize = crate::bindings::AFUNIX_MAX_SKB_FRAGS as usize;
 
 /// Live sockets of this family, as AF_UNIX's `unix_nr_socks`.
 static NR_SOCKS: AtomicI64 = AtomicI64::new(0);
-
-/// The socket types, and which `proto_ops` table each one uses.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// `SOCK_STREAM`.
-    Stream,
-    /// `SOCK_DGRAM` (and `SOCK_RAW`, which becomes `SOCK_DGRAM`).
-    Dgram,
-    /// `SOCK_SEQPACKET`.
-    Seqpacket,
-}
 
 /// Checks the arguments of `socket()` as `unix_create()` does; returns the kind and the
 /// type to store in the socket (`SOCK_RAW` becomes `SOCK_DGRAM`).
@@ -79,25 +79,17 @@ pub(crate) fn unaccount_socket() {
     NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
 }
 
-/// Finishes the creation of a socket (or embryo): into its netns table, unbound.
+/// Finishes the creation of a socket (or embryo): the datagram queue limit of its
+/// netns, and into its netns table, unbound.
 pub(crate) fn init_new(sk: &Sock) {
+    sk.init_max_ack_backlog(sk.table().max_dgram_qlen());
     names::insert_unbound(sk);
 }
 
 /// Called a grace period after the last reference to `sk` went (`unix_sock_destructor()`),
-/// in an RCU callback.
-pub(crate) fn destruct(sk: &Sock) {
-    // In an RCU callback (softirq): nothing here may sleep or take a lock taken with
-    // softirqs on. Release emptied the queue and nothing is queued after it (senders
-    // check `is_dead` under the state lock), so this finds nothing; an embryo would
-    // need `release_sock` (table locks, `path_put`): not here.
-    // SAFETY: This is `sk_destruct`: the last reference is gone.
-    unsafe {
-        sk.purge_rcvq_destruct(|e| {
-            kernel::pr_err!("an embryo left in a destroyed listener's queue\n");
-            drop(e);
-        })
-    };
+/// in an RCU callback (softirq): nothing here may sleep or take a lock taken with
+/// softirqs on. The socket layer empties the queue and frees the address after this.
+pub(crate) fn destruct(_sk: &Sock) {
     unaccount_socket();
 }
 
@@ -113,8 +105,7 @@ fn release_sock(sk: &Sock, embryo: bool) {
         let mut g = sk.lock();
         g.orphan();
         g.add_shutdown(shut::MASK);
-        g.set_state(state::CLOSE);
-        g.set_peer(None)
+        g.set_conn(Conn::Unconnected).into_peer()
     };
     sk.clear_oob();
 
@@ -149,11 +140,7 @@ fn release_sock(sk: &Sock, embryo: bool) {
 /// `socketpair()`: joins two new sockets back to back.
 pub(crate) fn socketpair(a: &Sock, b: &Sock) -> Result {
     for (sk, peer) in [(a, b), (b, a)] {
-        let old = {
-            let mut g = sk.lock();
-            g.set_state(state::ESTABLISHED);
-            g.set_peer(Some(ARef::from(peer)))
-        };
+        let old = { sk.lock().set_conn(Conn::Connected(ARef::from(peer))) };
         drop(old);
         sk.init_peercred();
     }
@@ -200,21 +187,13 @@ fn peer_get(sk: &Sock) -> Option<ARef<Sock>> {
 
 /// `getname()`: the address of the socket or of its peer (`ENOTCONN` without one);
 /// `None` for an unnamed socket.
-pub(crate) fn getname(sk: &Sock, peer: bool) -> Result<Option<Arc<Address>>> {
+pub(crate) fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
     if peer {
         let p = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
         Ok(p.addr())
     } else {
         Ok(sk.addr())
     }
-}
-
-/// What an ioctl returns: a value to write to the caller's int, or a result of its own.
-pub(crate) enum IoctlAnswer {
-    /// `put_user(value, (int __user *)arg)`.
-    Int(i32),
-    /// The call's return value (a new fd for `SIOCUNIXFILE`).
-    Value(i32),
 }
 
 /// `ioctl()` (`unix_ioctl()`): `SIOCOUTQ`, `SIOCINQ`, `SIOCUNIXFILE`, `SIOCATMARK`;
@@ -268,7 +247,7 @@ pub(crate) fn listen(sk: &Sock, backlog: i32) -> Result {
         wakeup::wake_all_peer_wait(sk);
     }
     g.set_max_ack_backlog(backlog);
-    g.set_state(state::LISTEN);
+    let _unconnected = g.set_conn(Conn::Listening);
     // Credentials for connect to copy.
     sk.update_peercred();
     Ok(())
@@ -317,7 +296,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
             if timeo == 0 {
                 break EAGAIN;
             }
-            timeo = og.wait_for_peer(timeo);
+            timeo = wakeup::wait_for_peer(og, timeo);
             if crate::sock::signal_pending() {
                 break intr_errno(timeo);
             }
@@ -334,11 +313,10 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
             break e;
         }
         // The way is open: set up the embryo, then `sk`.
-        let embryo = embryo.setup(sk, &other);
+        let embryo = setup_embryo(embryo, sk, &og);
         sg.copy_peercred(&og);
         sock.set_connected();
-        sg.set_state(state::ESTABLISHED);
-        let old = sg.set_peer(Some(ARef::from(&*embryo)));
+        let old = sg.set_conn(Conn::Connected(ARef::from(&*embryo)));
         drop(sg);
         let mut og = og;
         og.queue_embryo(skb, embryo);
@@ -350,6 +328,19 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
     drop(skb);
     release(embryo.into_sock());
     Err(err)
+}
+
+/// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does: its
+/// peer and state, the caller's credentials, and the address and path of the listener
+/// whose state lock `listener` holds.
+fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
+    drop(embryo.set_conn(Conn::Connected(ARef::from(client))));
+    embryo.init_peercred();
+    embryo.copy_path(listener);
+    if let Some(a) = listener.sock().addr() {
+        embryo.publish_addr(a);
+    }
+    embryo.connected()
 }
 
 /// Why a socket cannot connect: `EISCONN` when connected, `EINVAL` when listening.
@@ -387,11 +378,10 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         // 1003.1g: breaking the connected state with AF_UNSPEC.
         let old = {
             let mut g = sk.lock();
-            let old = g.set_peer(None);
-            if old.is_some() {
-                g.set_state(state::CLOSE);
+            match g.conn() {
+                Conn::Connected(_) => g.set_conn(Conn::Unconnected).into_peer(),
+                _ => None,
             }
-            old
         };
         if let Some(old) = old {
             wakeup::peer_wake_disconnect_wakeup(sk, &old);
@@ -412,11 +402,13 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         if other_peer.is_some_and(|p| !core::ptr::eq(p, sk)) {
             return Err(EPERM);
         }
-        gs.set_state(state::ESTABLISHED);
+        // Both ends are marked connected; the other keeps its own peer, if any.
         if let Some(g) = go.as_mut() {
-            g.set_state(state::ESTABLISHED);
+            if matches!(g.conn(), Conn::Unconnected) {
+                g.set_conn(Conn::Target);
+            }
         }
-        let old = gs.set_peer(Some(other.clone()));
+        let old = gs.set_conn(Conn::Connected(other.clone())).into_peer();
         drop(go);
         drop(gs);
         if let Some(old) = old {
@@ -445,8 +437,8 @@ fn dgram_disconnected(sk: &Sock, other: &Sock) {
         }
     }
     let mut g = other.lock();
-    if g.peer().is_none() {
-        g.set_state(state::CLOSE);
+    if matches!(g.conn(), Conn::Target) {
+        g.set_conn(Conn::Unconnected);
     }
 }
 
@@ -480,7 +472,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len = data_len.next_multiple_of(PAGE_SIZE);
     }
     let (creds, fds) = (scm.creds, scm.fds);
-    let mut skb = Skb::alloc_from_msg(
+    let mut skb = Skb::alloc_from_msg::<DataSkb>(
         sk,
         m,
         len,
@@ -515,8 +507,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
             let old = {
                 let mut sg = sk.lock();
                 if sg.peer().is_some_and(|p| core::ptr::eq(p, &*o)) {
-                    sg.set_state(state::CLOSE);
-                    sg.set_peer(None)
+                    sg.set_conn(Conn::Unconnected).into_peer()
                 } else {
                     None
                 }
@@ -549,7 +540,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
                 other = Some(o);
                 continue;
             }
-            timeo = g.wait_for_peer(timeo);
+            timeo = wakeup::wait_for_peer(g, timeo);
             if crate::sock::signal_pending() {
                 return Err(intr_errno(timeo));
             }
@@ -695,7 +686,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
             skb.set_creds(&scm.creds);
             first_fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
         };
-        let mut skb = match Skb::alloc_from_msg(
+        let mut skb = match Skb::alloc_from_msg::<DataSkb>(
             sk,
             m,
             size,
@@ -750,7 +741,7 @@ fn queue_oob(
         fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
     };
     let nonblock = m.flags() & msg::DONTWAIT != 0;
-    let mut skb = Skb::alloc_from_msg(sk, m, 1, 0, nonblock, 0, prepare)?;
+    let mut skb = Skb::alloc_from_msg::<DataSkb>(sk, m, 1, 0, nonblock, 0, prepare)?;
     let mut g = other.lock();
     if other.is_dead() || other.shutdown() & shut::RCV != 0 {
         drop(g);
@@ -847,7 +838,7 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
         'again: loop {
             // The mark of out-of-band data, and emptied skbs (`manage_oob()`).
             if let Some(s) = skb.take() {
-                let (next, freed) = io.manage_oob(&g, s, peek, copied > 0);
+                let (next, freed) = oob::manage_oob(&io, &g, s, peek, copied > 0);
                 drop(freed);
                 skb = next;
                 if skb.is_none() && (copied > 0 || size == 0) {
@@ -1002,7 +993,7 @@ fn recv_urg(sk: &Sock, m: &mut Msg, flags: u32) -> Result<usize> {
     let peek = flags & msg::PEEK != 0;
     let io = sk.io_lock();
     let g = sk.lock();
-    let (oob, emptied) = io.take_urg(&g, peek).ok_or(EINVAL)?;
+    let (oob, emptied) = oob::take_urg(&io, &g, peek).ok_or(EINVAL)?;
     drop(g);
     let r = oob.copy_to_msg(oob.consumed(), m, 1);
     if !peek {

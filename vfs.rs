@@ -195,7 +195,8 @@ impl NewSocketInode {
             }
         };
         // INVARIANT: The references just taken, of a path with a dentry.
-        sk.set_path(HeldPath(path), self.inode());
+        let inode = self.inode();
+        sk.set_path(HeldPath(path), inode, crate::hash::inode_key(inode));
     }
 
     /// Removes the inode again (the bind failed after the mknod).

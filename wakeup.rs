@@ -82,13 +82,7 @@ pub(crate) fn writable(sk: &Sock, state: u8) -> bool {
 }
 
 /// The `sk_write_space` hook: called when skbs charged to `sk` are freed.
-///
-/// # Safety
-///
-/// Only called by the socket core, for a live socket of this family.
-pub(crate) unsafe extern "C" fn write_space(sk: *mut bindings::sock) {
-    // SAFETY: The core passes a live socket of this family.
-    let sk = unsafe { Sock::from_raw(sk) };
+pub(crate) fn write_space(sk: &Sock) {
     if !writable(sk, sk.state()) {
         return;
     }
@@ -119,30 +113,6 @@ pub(crate) fn wake_writers(sk: &Sock) {
 pub(crate) fn wake_all_peer_wait(sk: &Sock) {
     // SAFETY: `peer_wait` of a live socket of this family.
     unsafe { bindings::afunix_wake_up_interruptible_all(sk.peer_wait()) };
-}
-
-/// `sock_poll_wait()`: registers the poller on the socket's wait queue.
-///
-/// # Safety
-///
-/// `file`, `sock` and `wait` are the arguments of a `proto_ops::poll` call.
-pub(crate) unsafe fn poll_wait(
-    file: *mut bindings::file,
-    sock: *mut bindings::socket,
-    wait: *mut bindings::poll_table,
-) {
-    // SAFETY: Valid by the safety requirements.
-    unsafe { bindings::afunix_poll_wait(file, sock, wait) };
-}
-
-/// `poll_requested_events()`.
-///
-/// # Safety
-///
-/// `wait` is the `poll_table` of a `proto_ops::poll` call (or NULL).
-pub(crate) unsafe fn poll_requested(wait: *mut bindings::poll_table) -> u32 {
-    // SAFETY: Valid by the safety requirements.
-    unsafe { bindings::afunix_poll_requested(wait) }
 }
 
 /// Sleeps on `sk`'s wait queue until `done()` says so, a signal arrives or `timeo`
@@ -219,7 +189,7 @@ pub(crate) unsafe extern "C" fn peer_wake_relay(
 ) -> c_int {
     // SAFETY: `container_of`: `q` is the `peer_wake` of a `UnixSock`, whose
     // first field is its `struct sock` (safety requirements).
-    let u = unsafe { q.byte_sub(offset_of!(crate::sock::UnixSock, peer_wake)) };
+    let u = unsafe { q.byte_sub(offset_of!(crate::sock::UnixSock, unix.peer_wake)) };
     // SAFETY: As above: a live socket of this family.
     let sk = unsafe { Sock::from_raw(u.cast()) };
     // SAFETY: `private` is the live peer whose `peer_wait` holds `q`, whose lock is

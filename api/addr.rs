@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Socket addresses: validation of the names user space passes (`unix_validate_addr()`,
-//! `unix_mkname_bsd()` of 6.12) and the bound address a socket keeps.
+//! `unix_mkname_bsd()` of 6.12) and the bound address a socket keeps, in AF_UNIX's
+//! `struct unix_address` form ([`UnixAddress`]), which kernel readers of `unix_sk()`
+//! (LSM hooks) read.
 //!
-//! Safe code only: the raw `sockaddr` is copied into a [`SunAddr`] by the thin layer
-//! ([`crate::sock`]) before anything here looks at it.
+//! The raw `sockaddr` is copied into a [`SunAddr`] by [`crate::api::sock`] before
+//! anything here looks at it.
 
+use crate::api::bindings;
+use core::mem::offset_of;
+use core::ops::{Deref, DerefMut};
+use core::ptr::NonNull;
+use kernel::alloc::{flags::GFP_KERNEL, KBox};
 use kernel::error::{code::EINVAL, Result};
+use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
 /// `offsetof(struct sockaddr_un, sun_path)`: the family field's size.
 pub(crate) const PATH_OFFSET: usize = 2;
@@ -58,7 +66,7 @@ impl SunAddr {
     /// Whether `sun_family` names this family: `AF_UNIX` or the module's number.
     pub(crate) fn family_ok(&self) -> bool {
         let f = self.family();
-        f == AF_UNIX || i32::from(f) == crate::family()
+        f == AF_UNIX || i32::from(f) == crate::api::family::number()
     }
 
     /// `unix_validate_addr()`: a length in (2, 110] and this family.
@@ -82,18 +90,22 @@ impl SunAddr {
 /// One byte longer than `struct sockaddr_un`: a 108-byte path bound with the whole
 /// structure gets its NUL past the end, and a length of 111, as in AF_UNIX (the
 /// kernel's address buffers are `struct sockaddr_storage`).
+///
+/// Laid out as the part of `struct unix_address` after its refcount (`len`, then
+/// `name`), so that a [`UnixAddress`] is one.
+#[repr(C)]
 pub(crate) struct Address {
+    len: i32,
     bytes: [u8; SUN_LEN + 1],
-    len: usize,
 }
 
 impl Address {
     fn with_family() -> Address {
         let mut bytes = [0u8; SUN_LEN + 1];
-        bytes[..PATH_OFFSET].copy_from_slice(&(crate::family() as u16).to_ne_bytes());
+        bytes[..PATH_OFFSET].copy_from_slice(&(crate::api::family::number() as u16).to_ne_bytes());
         Address {
+            len: PATH_OFFSET as i32,
             bytes,
-            len: PATH_OFFSET,
         }
     }
 
@@ -109,14 +121,14 @@ impl Address {
         // a NUL fit.
         let n = src.len().min(SUN_LEN - PATH_OFFSET);
         a.bytes[PATH_OFFSET..PATH_OFFSET + n].copy_from_slice(&src[..n]);
-        a.len = PATH_OFFSET + n + extra;
+        a.len = (PATH_OFFSET + n + extra) as i32;
         a
     }
 
     /// An autobind address, `"\0%05x"` of `num` (its low 20 bits).
     pub(crate) fn autobind(num: u32) -> Address {
         let mut a = Address::with_family();
-        a.len = AUTOBIND_LEN;
+        a.len = AUTOBIND_LEN as i32;
         a.set_autobind_num(num);
         a
     }
@@ -151,11 +163,115 @@ impl Address {
 
     /// The whole `sockaddr_un`, `len` bytes.
     pub(crate) fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        &self.bytes[..self.len as usize]
     }
 
     /// `sun_path` and on: the name as the tables compare it.
     pub(crate) fn name(&self) -> &[u8] {
-        &self.bytes[PATH_OFFSET..self.len]
+        &self.bytes[PATH_OFFSET..self.len as usize]
+    }
+}
+
+/// A bound address as AF_UNIX keeps it: a `struct unix_address` (refcount, length,
+/// `struct sockaddr_un`), shared by the sockets bound to it (a listener and the sockets
+/// accepted from it) through [`ARef`].
+///
+/// # Invariants
+///
+/// Allocated by [`UnixAddress::new`] (a `KBox`) and freed when `refcnt` drops to zero.
+#[repr(C)]
+pub(crate) struct UnixAddress {
+    refcnt: Opaque<kernel::bindings::refcount_t>,
+    addr: Address,
+}
+
+// The layout of `struct unix_address`.
+const _: () = {
+    assert!(offset_of!(UnixAddress, refcnt) == offset_of!(bindings::unix_address, refcnt));
+    assert!(
+        offset_of!(UnixAddress, addr) + offset_of!(Address, len)
+            == offset_of!(bindings::unix_address, len)
+    );
+    assert!(
+        offset_of!(UnixAddress, addr) + offset_of!(Address, bytes)
+            == offset_of!(bindings::unix_address, name)
+    );
+};
+
+// SAFETY: The address is immutable once shared, and its refcount atomic.
+unsafe impl Send for UnixAddress {}
+// SAFETY: As above.
+unsafe impl Sync for UnixAddress {}
+
+impl UnixAddress {
+    /// A new address holding `addr`, with one reference.
+    pub(crate) fn new(addr: Address) -> Result<ARef<UnixAddress>> {
+        Ok(UniqueAddress::new(addr)?.into_shared())
+    }
+}
+
+impl Deref for UnixAddress {
+    type Target = Address;
+
+    fn deref(&self) -> &Address {
+        &self.addr
+    }
+}
+
+// SAFETY: `refcount_inc`/`refcount_dec_and_test` are the refcount of the address; it
+// stays allocated while the count is non-zero.
+unsafe impl AlwaysRefCounted for UnixAddress {
+    fn inc_ref(&self) {
+        // SAFETY: The existence of `&self` means the refcount is non-zero.
+        unsafe { kernel::bindings::refcount_inc(self.refcnt.get()) };
+    }
+
+    unsafe fn dec_ref(obj: NonNull<Self>) {
+        // SAFETY: The caller owns a reference, which it gives up here.
+        if unsafe { kernel::bindings::refcount_dec_and_test((*obj.as_ptr()).refcnt.get()) } {
+            // SAFETY: The last reference is gone: the box of `new` is ours again.
+            drop(unsafe { KBox::from_raw(obj.as_ptr()) });
+        }
+    }
+}
+
+/// A new [`UnixAddress`] not shared yet: its address may still change (autobind tries
+/// names in it).
+pub(crate) struct UniqueAddress(KBox<UnixAddress>);
+
+impl UniqueAddress {
+    /// Allocates an address holding `addr` (`GFP_KERNEL`: before any lock).
+    pub(crate) fn new(addr: Address) -> Result<UniqueAddress> {
+        let b = KBox::new(
+            UnixAddress {
+                // SAFETY: `REFCOUNT_INIT` has no requirements.
+                refcnt: Opaque::new(unsafe { kernel::bindings::REFCOUNT_INIT(1) }),
+                addr,
+            },
+            GFP_KERNEL,
+        )?;
+        Ok(UniqueAddress(b))
+    }
+
+    /// Shares the address, with the one reference it has.
+    pub(crate) fn into_shared(self) -> ARef<UnixAddress> {
+        let p = KBox::into_raw(self.0);
+        // SAFETY: The box has a refcount of 1 (`new`), which moves into the `ARef`;
+        // `dec_ref` frees it as a `KBox`.
+        unsafe { ARef::from_raw(NonNull::new_unchecked(p)) }
+    }
+}
+
+impl Deref for UniqueAddress {
+    type Target = Address;
+
+    fn deref(&self) -> &Address {
+        &self.0.addr
+    }
+}
+
+impl DerefMut for UniqueAddress {
+    fn deref_mut(&mut self) -> &mut Address {
+        &mut self.0.addr
     }
 }

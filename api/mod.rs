@@ -10,6 +10,7 @@
 pub(crate) mod addr;
 pub(crate) mod bindings;
 pub(crate) mod error;
+pub(crate) mod family;
 pub(crate) mod sock;
 pub(crate) mod socket;
 pub(crate) mod sync;

@@ -6,13 +6,14 @@
 //! `struct msghdr` lives here (and, for wait queues, in [`crate::wakeup`]). The protocol
 //! files work with the safe types of this file only.
 
-use crate::addr::{Address, SunAddr, SUN_LEN};
+use crate::addr::{Address, SunAddr, UnixAddress, SUN_LEN};
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
 use crate::files::{FdList, Fds};
 use crate::scm::{Creds, Kgid, Kuid, Pid};
 use crate::sync::SpinGuard;
 use crate::vfs::HeldPath;
+use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
@@ -21,7 +22,6 @@ use kernel::alloc::{flags::GFP_KERNEL, KBox};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::init::InPlaceInit;
-use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
 /// `sk_state` values (`include/net/tcp_states.h`), as AF_UNIX uses them.
@@ -104,26 +104,41 @@ pub(crate) mod wake_async {
     pub(crate) const POLL_HUP: i32 = 6;
 }
 
-/// A socket of this family, AF_UNIX's `struct unix_sock`: what `sk_alloc` allocates
-/// (`struct proto::obj_size` bytes, zeroed), the core socket first.
+/// A socket of this family: what `sk_alloc` allocates (`struct proto::obj_size`
+/// bytes, zeroed), AF_UNIX's `struct unix_sock` first and the module's own fields
+/// after it.
+///
+/// The module keeps in `unix` what AF_UNIX keeps there, so kernel code that reads
+/// `unix_sk()` of a socket it is handed (LSM hooks read `addr`, `lock` and `peer`)
+/// reads valid fields:
+/// - `sk`: the core socket;
+/// - `addr`: the bound address, or NULL; set once, with release semantics, under
+///   `bindlock` and the table locks; freed by the destructor;
+/// - `path`: the socket inode's path, for a pathname socket (and its accepted
+///   sockets), under `lock`;
+/// - `iolock`: one reader at a time on a stream socket; `bindlock`: one binder at a
+///   time;
+/// - `lock`: the state lock (`unix_state_lock()`), which guards `conn` (and so `peer`),
+///   `path` and the shutdown/state transitions;
+/// - `peer`: the peer of `conn`, a copy without a reference of its own, written
+///   (`WRITE_ONCE`) with `conn` under `lock`, read without it only to compare;
+/// - `peer_wq`: its wait queue is where datagram writers and connecting clients wait
+///   for room in this socket's queue (`peer_wait`); it is also the socket's wait queue
+///   while it is an embryo (a connection not accepted yet);
+/// - `peer_wake`: queued on the `peer_wait` of a datagram peer whose queue is full, to
+///   relay its wakeup to this socket's pollers; `.private` is that peer;
+/// - `scm_stat.nr_fds`: fds queued on this socket with `SCM_RIGHTS` and not received
+///   yet (shown as `scm_fds:` in fdinfo), atomic;
+/// - `oob_skb`: the out-of-band skb of a stream socket, one of the skbs on the receive
+///   queue, or NULL: set and cleared under the state lock and the queue lock, compared
+///   atomically (poll).
+///
+/// `listener` and `vertex` (AF_UNIX's collector, which never sees this family's
+/// sockets) stay NULL.
 #[repr(C)]
 pub(crate) struct UnixSock {
-    /// The core socket.
-    pub(crate) sk: bindings::sock,
-    /// The state lock (AF_UNIX's `unix_state_lock()`): guards `peer` and the
-    /// shutdown/state transitions.
-    pub(crate) lock: bindings::spinlock_t,
-    /// The connected peer, holding a reference, or NULL.
-    pub(crate) peer: *mut bindings::sock,
-    /// One reader at a time on a stream socket (AF_UNIX's `u->iolock`).
-    pub(crate) iolock: bindings::mutex,
-    /// One binder at a time (AF_UNIX's `u->bindlock`).
-    pub(crate) bindlock: bindings::mutex,
-    /// The bound address (an `Arc<Address>`), or NULL; set once, with release
-    /// semantics, under `bindlock` and the table locks; freed by the destructor.
-    pub(crate) addr: *mut core::ffi::c_void,
-    /// The socket inode's path, for a pathname socket (and its accepted sockets).
-    pub(crate) path: bindings::path,
+    /// AF_UNIX's socket (see above).
+    pub(crate) unix: bindings::unix_sock,
     /// The socket inode of a pathname socket, compared by the global table.
     pub(crate) inode: *mut bindings::inode,
     /// The socket's bucket in its netns table (under the bucket lock).
@@ -132,28 +147,64 @@ pub(crate) struct UnixSock {
     /// name (compared before the name itself), or the inode key of a pathname socket in
     /// the global table. Set once, before the socket is linked there.
     pub(crate) key: kernel::ffi::c_uint,
-    /// Fds queued on this socket with `SCM_RIGHTS` and not received yet (AF_UNIX's
-    /// `scm_stat.nr_fds`, shown as `scm_fds:` in fdinfo); atomic.
-    pub(crate) nr_fds: kernel::ffi::c_uint,
     /// The socket's index among the candidates of the collector's current run.
     pub(crate) gc_index: kernel::ffi::c_uint,
-    /// The out-of-band skb of a stream socket (AF_UNIX's `oob_skb`), one of the skbs on
-    /// the receive queue, or NULL: set and cleared under the state lock and the queue
-    /// lock, compared atomically (poll).
-    pub(crate) oob_skb: *mut bindings::sk_buff,
-    /// Its wait queue is where datagram writers and connecting clients wait for room
-    /// in this socket's queue (AF_UNIX's `peer_wait`); it is also the socket's wait
-    /// queue while it is an embryo (a connection not accepted yet). Cacheline-aligned:
-    /// the fields above fill the gap before it on the perf kernel.
-    pub(crate) peer_wq: bindings::socket_wq,
-    /// Queued on the `peer_wait` of a datagram peer whose queue is full, to relay its
-    /// wakeup to this socket's pollers (AF_UNIX's `peer_wake`); `.private` is that peer.
-    pub(crate) peer_wake: bindings::wait_queue_entry,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
     /// References to this socket's file held by fd lists in flight.
     pub(crate) inflight: kernel::ffi::c_ulong,
+    /// The connection state, under `unix.lock`.
+    conn: UnsafeCell<Conn>,
+}
+
+// AF_UNIX's slab object is `struct unix_sock`; the module's may be at most 64 bytes
+// larger.
+const _: () =
+    assert!(core::mem::size_of::<UnixSock>() <= core::mem::size_of::<bindings::unix_sock>() + 64);
+
+/// The connection state of a socket: AF_UNIX's `sk_state` with `unix_peer()`, held
+/// under the state lock ([`StateGuard`]). `sk_state` is written with it, for the core
+/// and lockless readers ([`Sock::state`]).
+pub(crate) enum Conn {
+    /// `TCP_CLOSE` without a peer: new, disconnected or released.
+    Unconnected,
+    /// `TCP_LISTEN`: a bound stream or seqpacket socket taking connections.
+    Listening,
+    /// `TCP_ESTABLISHED` with a peer, whose reference this holds: a socketpair, a
+    /// connected or accepted socket (or embryo), a connected datagram socket.
+    Connected(ARef<Sock>),
+    /// `TCP_ESTABLISHED` without a peer: a datagram socket that another one connected
+    /// to (`unix_dgram_connect()` marks both ends), until a disconnect clears it.
+    Target,
+}
+
+impl Conn {
+    /// The `sk_state` of this state.
+    fn tcp_state(&self) -> u8 {
+        match self {
+            Conn::Unconnected => state::CLOSE,
+            Conn::Listening => state::LISTEN,
+            Conn::Connected(_) | Conn::Target => state::ESTABLISHED,
+        }
+    }
+
+    /// The peer, if connected.
+    pub(crate) fn peer(&self) -> Option<&Sock> {
+        match self {
+            Conn::Connected(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The peer's reference, if connected (a state given up by [`StateGuard::set_conn`],
+    /// to drop after unlocking).
+    pub(crate) fn into_peer(self) -> Option<ARef<Sock>> {
+        match self {
+            Conn::Connected(p) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// The module's part of an skb's control block (`skb->cb`).
@@ -260,15 +311,12 @@ impl Sock {
     /// `net` and `socket` are the arguments of a `net_proto_family::create` call;
     /// `prot` is a registered `struct proto` whose `obj_size` is that of
     /// `UnixSock`.
-    // The arguments of `create` and the family's settings, each used once.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn alloc<'a>(
         net: *mut bindings::net,
         socket: *mut bindings::socket,
         family: i32,
         prot: *mut bindings::proto,
         kern: c_int,
-        max_dgram_qlen: u32,
         write_space: unsafe extern "C" fn(*mut bindings::sock),
         destruct: unsafe extern "C" fn(*mut bindings::sock),
     ) -> Result<&'a Sock> {
@@ -286,7 +334,6 @@ impl Sock {
         unsafe {
             Sock::init_unix(sk);
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
-            (*sk).sk_max_ack_backlog = max_dgram_qlen;
             (*sk).sk_write_space = Some(write_space);
             (*sk).sk_destruct = Some(destruct);
             bindings::afunix_prot_inuse_add(sk, 1);
@@ -317,11 +364,12 @@ impl Sock {
             }
             bindings::sock_init_data(ptr::null_mut(), sk);
             Sock::init_unix(sk);
-            bindings::afunix_set_sk_wq(sk, ptr::addr_of_mut!((*sk.cast::<UnixSock>()).peer_wq));
+            bindings::afunix_set_sk_wq(
+                sk,
+                ptr::addr_of_mut!((*sk.cast::<UnixSock>()).unix.peer_wq),
+            );
             (*sk).sk_type = (*p).sk_type;
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
-            (*sk).sk_max_ack_backlog =
-                crate::netns::table_of(bindings::afunix_sock_net(p)).max_dgram_qlen();
             (*sk).sk_write_space = (*p).sk_write_space;
             (*sk).sk_destruct = (*p).sk_destruct;
             bindings::afunix_prot_inuse_add(sk, 1);
@@ -351,14 +399,40 @@ impl Sock {
             // Freed a grace period after the last reference goes: lookups walk the
             // tables under RCU (`hash.rs`).
             bindings::afunix_sock_set_rcu_free(sk);
-            bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).lock));
-            (*u).peer = ptr::null_mut();
-            bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).iolock));
-            bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).bindlock));
-            bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).peer_wq.wait));
-            (*u).peer_wake.flags = 0;
-            (*u).peer_wake.private = ptr::null_mut();
-            (*u).peer_wake.func = Some(crate::wakeup::peer_wake_relay);
+            bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).unix.lock));
+            (*u).unix.peer = ptr::null_mut();
+            ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
+            bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
+            bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
+            bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
+            (*u).unix.peer_wake.flags = 0;
+            (*u).unix.peer_wake.private = ptr::null_mut();
+            (*u).unix.peer_wake.func = Some(crate::wakeup::peer_wake_relay);
+        }
+    }
+
+    fn conn_cell(&self) -> &UnsafeCell<Conn> {
+        // SAFETY: `conn` of a live socket of this family, initialised by `init_unix`.
+        unsafe { &*ptr::addr_of!((*self.unix()).conn) }
+    }
+
+    /// Replaces the connection state, and `sk_state` and `unix_sock::peer` with it.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the state lock, or is the only one to see the socket (an
+    /// embryo being set up), or is `sk_destruct`; and holds no borrow of the state.
+    unsafe fn write_conn(&self, new: Conn) -> Conn {
+        let st = new.tcp_state();
+        let peer = new.peer().map_or(ptr::null_mut(), Sock::as_ptr);
+        let u = self.unix();
+        // SAFETY: Exclusive access to `conn` (safety requirements); the two copies are
+        // written as AF_UNIX writes them (WRITE_ONCE), for lockless readers.
+        unsafe {
+            let old = ptr::replace(self.conn_cell().get(), new);
+            ptr::addr_of_mut!((*u).unix.peer).write_volatile(peer);
+            ptr::addr_of_mut!((*u).unix.sk.__sk_common.skc_state).write_volatile(st);
+            old
         }
     }
 
@@ -391,20 +465,20 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.unix()).key).write(h) };
     }
 
-    fn addr_slot(&self) -> &AtomicPtr<Address> {
+    fn addr_slot(&self) -> &AtomicPtr<UnixAddress> {
         // SAFETY: `addr` is a pointer-sized, aligned field of a live socket, accessed
         // only atomically (release store, acquire loads).
-        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).addr).cast()) }
+        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).unix.addr).cast()) }
     }
 
     /// The bound address (`smp_load_acquire(&u->addr)`), borrowed: once set, it stays
     /// until the socket is destroyed.
     pub(crate) fn addr_ref(&self) -> Option<&Address> {
         let p = self.addr_slot().load(Ordering::Acquire);
-        // SAFETY: A non-NULL `addr` came from `Arc::into_raw` in `publish_addr` and is
+        // SAFETY: A non-NULL `addr` came from `ARef::into_raw` in `publish_addr` and is
         // given back only in `destruct_addr`, when no `&Sock` is left (a grace period
         // after the last reference: lock-free lookups are over).
-        unsafe { p.as_ref() }
+        unsafe { p.as_ref() }.map(|a| &**a)
     }
 
     /// Whether the socket has an address.
@@ -413,20 +487,17 @@ impl Sock {
     }
 
     /// The bound address, with a reference of its own.
-    pub(crate) fn addr(&self) -> Option<Arc<Address>> {
+    pub(crate) fn addr(&self) -> Option<ARef<UnixAddress>> {
         let p = self.addr_slot().load(Ordering::Acquire);
-        if p.is_null() {
-            return None;
-        }
-        // SAFETY: As in `addr_ref`: `p` is a live `Arc<Address>` held by the socket.
-        Some(unsafe { ArcBorrow::from_raw(p) }.into())
+        // SAFETY: As in `addr_ref`: `p` is NULL or a live address held by the socket.
+        unsafe { p.as_ref() }.map(ARef::from)
     }
 
     /// Publishes the address of an unbound socket (`smp_store_release(&u->addr, ..)`).
     /// Callers hold the bind lock and saw no address under it, or set up an embryo
     /// nobody else sees.
-    pub(crate) fn publish_addr(&self, addr: Arc<Address>) {
-        let new = Arc::into_raw(addr).cast_mut();
+    pub(crate) fn publish_addr(&self, addr: ARef<UnixAddress>) {
+        let new = ARef::into_raw(addr).as_ptr();
         if let Err(new) = self.addr_slot().compare_exchange(
             ptr::null_mut(),
             new,
@@ -434,9 +505,43 @@ impl Sock {
             Ordering::Relaxed,
         ) {
             // Already bound (cannot happen under the bind lock): keep the old one.
-            // SAFETY: `new` came from `Arc::into_raw` just above.
-            drop(unsafe { Arc::from_raw(new) });
+            // SAFETY: `new` came from `ARef::into_raw` just above.
+            drop(unsafe { ARef::from_raw(NonNull::new_unchecked(new)) });
         }
+    }
+
+    /// The last of `sk_destruct` (AF_UNIX's `unix_sock_destructor()`), after the
+    /// protocol's: empties the receive queue (it finds nothing: release emptied it and
+    /// senders check `is_dead` under the state lock), frees the address and gives back
+    /// the `+1` of [`Sock::alloc`] in `/proc/net/protocols`.
+    ///
+    /// # Safety
+    ///
+    /// Only from `sk_destruct` (see [`Sock::destruct_addr`]).
+    pub(crate) unsafe fn destruct(&self) {
+        // In an RCU callback (softirq): an embryo would need the protocol's release
+        // (table locks, `path_put`): not here.
+        // SAFETY: This is `sk_destruct`: the last reference is gone.
+        unsafe {
+            self.purge_rcvq_destruct(|e| {
+                kernel::pr_err!("an embryo left in a destroyed listener's queue\n");
+                drop(e);
+            })
+        };
+        // Release left it unconnected; a peer left (none should be) is put here.
+        // SAFETY: As above: no one else reaches the socket.
+        drop(unsafe { self.write_conn(Conn::Unconnected) });
+        // SAFETY: As above.
+        unsafe { self.destruct_addr() };
+        // SAFETY: Undoes the `+1` of `Sock::alloc`/`Sock::alloc_embryo`.
+        unsafe { bindings::afunix_prot_inuse_add(self.as_ptr(), -1) };
+    }
+
+    /// Sets the datagram queue limit of a new socket (`sk_max_ack_backlog`, from the
+    /// netns's `max_dgram_qlen`), before anyone else sees it (`WRITE_ONCE`).
+    pub(crate) fn init_max_ack_backlog(&self, n: u32) {
+        // SAFETY: A volatile write of a field of a live socket (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_max_ack_backlog).write_volatile(n) };
     }
 
     /// Frees the address (in the destructor).
@@ -448,12 +553,12 @@ impl Sock {
     /// after the last one), and a grace period passed since the last reference went
     /// (`SOCK_RCU_FREE`: no RCU walker's `RcuSock::name` is left), so no
     /// `addr_ref`/`sender_addr` borrow can exist.
-    pub(crate) unsafe fn destruct_addr(&self) {
+    unsafe fn destruct_addr(&self) {
         let p = self.addr_slot().swap(ptr::null_mut(), Ordering::Acquire);
-        if !p.is_null() {
-            // SAFETY: `p` came from `Arc::into_raw` in `publish_addr`; no borrow of it
+        if let Some(p) = NonNull::new(p) {
+            // SAFETY: `p` came from `ARef::into_raw` in `publish_addr`; no borrow of it
             // is left (safety requirements).
-            drop(unsafe { Arc::from_raw(p) });
+            drop(unsafe { ARef::from_raw(p) });
         }
     }
 
@@ -472,19 +577,19 @@ impl Sock {
     /// The state lock (`UnixSock::lock`).
     fn state_lock_ptr(&self) -> *mut bindings::spinlock_t {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.unix()).lock) }
+        unsafe { ptr::addr_of_mut!((*self.unix()).unix.lock) }
     }
 
     /// The reader mutex (`UnixSock::iolock`).
     fn iolock_ptr(&self) -> *mut bindings::mutex {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.unix()).iolock) }
+        unsafe { ptr::addr_of_mut!((*self.unix()).unix.iolock) }
     }
 
     /// The bind mutex (`UnixSock::bindlock`).
     fn bindlock_ptr(&self) -> *mut bindings::mutex {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.unix()).bindlock) }
+        unsafe { ptr::addr_of_mut!((*self.unix()).unix.bindlock) }
     }
 
     /// Takes the bind lock (interruptible: `EINTR` on a signal).
@@ -641,7 +746,7 @@ impl Sock {
 
     fn path_slot(&self) -> *mut bindings::path {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.unix()).path) }
+        unsafe { ptr::addr_of_mut!((*self.unix()).unix.path) }
     }
 
     /// The path of a pathname socket (or of one accepted from it), with references of
@@ -707,15 +812,15 @@ impl Sock {
         // SAFETY: `peer` of a queued embryo is stable and holds a reference (above),
         // for as long as the borrow of `self` (the carrier skb, queued) lasts.
         unsafe {
-            let p = ptr::addr_of!((*self.unix()).peer).read_volatile();
+            let p = ptr::addr_of!((*self.unix()).unix.peer).read_volatile();
             NonNull::new(p).map(|p| Sock::from_raw(p.as_ptr()))
         }
     }
 
-    /// Records the socket inode's path and inode in a socket being bound (under its
-    /// bind lock, before it enters the global table); the path's references move into
-    /// the socket.
-    pub(crate) fn set_path(&self, path: HeldPath, inode: *mut bindings::inode) {
+    /// Records the socket inode's path, inode and its key in the global table in a
+    /// socket being bound (under its bind lock, before it enters the global table);
+    /// the path's references move into the socket.
+    pub(crate) fn set_path(&self, path: HeldPath, inode: *mut bindings::inode, key: u32) {
         let u = self.unix();
         // The address is already published: `SIOCUNIXFILE` may read the path (under the
         // state lock) from now on.
@@ -727,7 +832,7 @@ impl Sock {
         unsafe {
             self.path_slot().write(path.into_raw());
             ptr::addr_of_mut!((*u).inode).write(inode);
-            ptr::addr_of_mut!((*u).key).write(crate::hash::inode_key(inode));
+            ptr::addr_of_mut!((*u).key).write(key);
         }
     }
 
@@ -823,7 +928,7 @@ impl Sock {
     /// Whether `sk`'s peer is `other` (a lockless compare: the pointer is not followed).
     pub(crate) fn peer_is(&self, other: &Sock) -> bool {
         // SAFETY: A volatile read of a pointer field of a live socket (READ_ONCE).
-        let p = unsafe { ptr::addr_of!((*self.unix()).peer).read_volatile() };
+        let p = unsafe { ptr::addr_of!((*self.unix()).unix.peer).read_volatile() };
         core::ptr::eq(p, other.as_ptr())
     }
 
@@ -948,7 +1053,19 @@ impl Sock {
 
     fn oob_slot(&self) -> &AtomicPtr<bindings::sk_buff> {
         // SAFETY: A field of a live socket, only accessed atomically.
-        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).oob_skb)) }
+        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).unix.oob_skb)) }
+    }
+
+    /// The receive queue (`sk_receive_queue`).
+    fn receive_queue(&self) -> *mut bindings::sk_buff_head {
+        // SAFETY: A field of a live socket.
+        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue) }
+    }
+
+    /// Whether `skb` is the out-of-band mark (`READ_ONCE(u->oob_skb)`: lockless, only
+    /// compared).
+    pub(crate) fn is_oob_mark(&self, skb: &SkbView) -> bool {
+        ptr::eq(self.oob_slot().load(Ordering::Relaxed), skb.as_ptr())
     }
 
     /// Whether out-of-band data is pending (`EPOLLPRI`).
@@ -1002,7 +1119,11 @@ impl Sock {
     /// `scm_fds:` of fdinfo: fds queued and not received yet.
     fn nr_fds(&self) -> &core::sync::atomic::AtomicU32 {
         // SAFETY: A field of a live socket, only accessed atomically.
-        unsafe { core::sync::atomic::AtomicU32::from_ptr(ptr::addr_of_mut!((*self.unix()).nr_fds)) }
+        unsafe {
+            core::sync::atomic::AtomicU32::from_ptr(
+                ptr::addr_of_mut!((*self.unix()).unix.scm_stat.nr_fds).cast(),
+            )
+        }
     }
 
     /// The fds queued on this socket and not received yet (`scm_fds:` of fdinfo); for
@@ -1036,7 +1157,7 @@ impl Sock {
     /// # Safety
     ///
     /// Only from `sk_destruct`: no one else can reach the queue.
-    pub(crate) unsafe fn purge_rcvq_destruct(&self, on_embryo: impl FnMut(ARef<Sock>)) {
+    unsafe fn purge_rcvq_destruct(&self, on_embryo: impl FnMut(ARef<Sock>)) {
         self.purge_with(bindings::afunix_skb_dequeue_unlocked, on_embryo);
     }
 
@@ -1182,13 +1303,13 @@ impl Sock {
     /// The wait queue datagram writers sleep on (`peer_wait`).
     pub(crate) fn peer_wait(&self) -> *mut bindings::wait_queue_head {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.unix()).peer_wq.wait) }
+        unsafe { ptr::addr_of_mut!((*self.unix()).unix.peer_wq.wait) }
     }
 
     /// The `peer_wake` entry of the socket (its relay, see [`crate::wakeup`]).
     pub(crate) fn peer_wake_entry(&self) -> *mut bindings::wait_queue_entry {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.unix()).peer_wake) }
+        unsafe { ptr::addr_of_mut!((*self.unix()).unix.peer_wake) }
     }
 
     /// The tail of the receive queue and its length, to notice new data while waiting
@@ -1242,7 +1363,7 @@ impl core::ops::Deref for Embryo {
     }
 }
 
-/// An embryo connected to its client by [`Embryo::setup`], ready for its listener's
+/// An embryo set up by the protocol ([`Embryo::connected`]), ready for its listener's
 /// queue ([`StateGuard::queue_embryo`]).
 pub(crate) struct ConnectedEmbryo(ARef<Sock>);
 
@@ -1254,28 +1375,28 @@ impl core::ops::Deref for ConnectedEmbryo {
 }
 
 impl Embryo {
-    /// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does:
-    /// peer, state, credentials of the caller, and the listener's address and path.
-    pub(crate) fn setup(self, client: &Sock, listener: &Sock) -> ConnectedEmbryo {
-        let sk = self.0.as_ptr();
-        let peer = ARef::into_raw(ARef::from(client));
-        // SAFETY: Nobody else sees the embryo (type invariant); `client` and
-        // `listener` are live sockets of this family. The peer reference moves into
-        // the embryo; the path is taken with its own references.
-        unsafe {
-            (*self.0.unix()).peer = peer.as_ptr().cast();
-            ptr::addr_of_mut!((*sk).__sk_common.skc_state).write_volatile(state::ESTABLISHED);
-        }
-        self.0.init_peercred();
-        // SAFETY: The caller (connect) holds the listener's state lock, which guards its
-        // path; a set path holds its mount and dentry.
-        if let Some(path) = unsafe { HeldPath::get(listener.path_slot()) } {
-            // SAFETY: As above: the embryo's path is unset and no one else sees it.
+    /// Sets the embryo's connection state; returns the old one (no lock: no one else
+    /// sees the embryo).
+    pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
+        // SAFETY: Nobody else sees the embryo (type invariant), and `&mut self` excludes
+        // a borrow of its state.
+        unsafe { self.0.write_conn(new) }
+    }
+
+    /// Gives the embryo the path of the listener whose state lock `listener` holds,
+    /// with references of its own (none if the listener has none).
+    pub(crate) fn copy_path(&mut self, listener: &StateGuard<'_>) {
+        // SAFETY: The listener's state lock is held, which guards its path; a set path
+        // holds its mount and dentry.
+        if let Some(path) = unsafe { HeldPath::get(listener.sock().path_slot()) } {
+            // SAFETY: The embryo's path is unset and no one else sees it (type
+            // invariant).
             unsafe { self.0.path_slot().write(path.into_raw()) };
         }
-        if let Some(a) = listener.addr() {
-            self.0.publish_addr(a);
-        }
+    }
+
+    /// The embryo, set up, for its listener's queue ([`StateGuard::queue_embryo`]).
+    pub(crate) fn connected(self) -> ConnectedEmbryo {
         ConnectedEmbryo(self.0)
     }
 
@@ -1296,34 +1417,24 @@ pub(crate) struct StateGuard<'a> {
 }
 
 impl StateGuard<'_> {
+    /// The connection state.
+    pub(crate) fn conn(&self) -> &Conn {
+        // SAFETY: `conn` is guarded by the state lock (held, type invariant); it is
+        // changed only through `&mut self` (`set_conn`).
+        unsafe { &*self.sk.conn_cell().get() }
+    }
+
     /// The connected peer, if any.
     pub(crate) fn peer(&self) -> Option<&Sock> {
-        // SAFETY: `peer` is guarded by the state lock (held, type invariant); a non-NULL
-        // peer holds a reference, so it lives at least as long as this guard.
-        unsafe {
-            let p = ptr::addr_of!((*self.sk.unix()).peer).read_volatile();
-            NonNull::new(p).map(|p| Sock::from_raw(p.as_ptr()))
-        }
+        self.conn().peer()
     }
 
-    /// Replaces the peer; returns the old one, for the caller to drop after unlocking.
-    pub(crate) fn set_peer(&mut self, peer: Option<ARef<Sock>>) -> Option<ARef<Sock>> {
-        let new = peer.map_or(ptr::null_mut(), |p| ARef::into_raw(p).as_ptr().cast());
-        // SAFETY: `peer` is guarded by the state lock (held); a non-NULL value owns a
-        // reference, which moves out with the old value.
-        // The store is WRITE_ONCE: `Sock::peer_is` reads it without the lock.
-        unsafe {
-            let slot = ptr::addr_of_mut!((*self.sk.unix()).peer);
-            let old = slot.read();
-            slot.write_volatile(new);
-            NonNull::new(old).map(|p| ARef::from_raw(p.cast()))
-        }
-    }
-
-    /// `WRITE_ONCE(sk->sk_state, s)`.
-    pub(crate) fn set_state(&mut self, s: u8) {
-        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
-        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).__sk_common.skc_state).write_volatile(s) };
+    /// Moves the socket to `new`, writing `sk_state` and `unix_sock::peer` with it
+    /// (`WRITE_ONCE`: both are read without the lock); returns the old state, to drop
+    /// (with its peer reference) after unlocking.
+    pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
+        // SAFETY: The state lock is held (type invariant).
+        unsafe { self.sk.write_conn(new) }
     }
 
     /// `WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | bits)`.
@@ -1337,12 +1448,6 @@ impl StateGuard<'_> {
     pub(crate) fn set_err(&mut self, err: Errno) {
         // SAFETY: A volatile write under the state lock (WRITE_ONCE).
         unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_err).write_volatile(err.0) };
-    }
-
-    /// Sleeps until the socket's queue has room, releasing the lock first
-    /// (`unix_wait_for_peer()`); returns the time left.
-    pub(crate) fn wait_for_peer(self, timeo: isize) -> isize {
-        crate::wakeup::wait_for_peer(self, timeo)
     }
 
     /// The socket whose lock this is.
@@ -1459,97 +1564,14 @@ impl<'a> IoGuard<'a> {
         }
     }
 
-    /// The out-of-band skb for `recv(MSG_OOB)` (`unix_stream_recv_urg()`), under the
-    /// state lock: `None` with `SO_OOBINLINE` or without a mark. The skb stays queued
-    /// (this guard's holder is the only one to unlink); unless peeking, the mark is
-    /// cleared and an emptied skb just before it is unlinked and returned, to free.
-    pub(crate) fn take_urg(
-        &self,
-        _state: &StateGuard<'_>,
-        peek: bool,
-    ) -> Option<(QueuedSkb<'_>, Option<Skb>)> {
-        let sk = self.sk;
-        let _q = sk.rcvq_lock();
-        let oob = sk.oob_slot().load(Ordering::Relaxed);
-        if sk.urg_inline() || oob.is_null() {
-            return None;
-        }
-        let mut read = None;
-        // SAFETY: The mark is a queued skb (set and cleared under the queue lock, held);
-        // it stays queued while the reader lock is held. Its `prev` is a queued skb or
-        // the queue's head.
-        unsafe {
-            if !peek {
-                sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
-                let prev = (*oob).__bindgen_anon_1.__bindgen_anon_1.prev;
-                if prev != sk.rcvq_ptr().cast() && SkbView::from_raw(prev).unread() == 0 {
-                    bindings::afunix_skb_unlink_locked(prev, sk.rcvq_ptr());
-                    read = Some(Skb::from_raw(NonNull::new_unchecked(prev)));
-                }
-            }
-            Some((QueuedSkb(SkbView::from_raw(oob)), read))
-        }
-    }
-
-    /// AF_UNIX's `manage_oob()`, for each skb a stream read meets at the head of the
-    /// queue (`copied`: this read has data already), under the state lock: an emptied
-    /// skb is passed over (and unlinked unless peeking); the read stops before the mark
-    /// once it has data; reaching the mark clears it and, without `SO_OOBINLINE`, drops
-    /// the out-of-band byte from the stream (passed over when peeking). Returns the skb
-    /// to read, if any, and the skbs unlinked, to free.
-    pub(crate) fn manage_oob<'s>(
-        &'s self,
-        _state: &StateGuard<'_>,
-        skb: QueuedSkb<'s>,
-        peek: bool,
-        copied: bool,
-    ) -> (Option<QueuedSkb<'s>>, [Option<Skb>; 2]) {
-        let sk = self.sk;
-        if skb.unread() != 0 && skb.as_ptr() != sk.oob_slot().load(Ordering::Relaxed) {
-            return (Some(skb), [None, None]);
-        }
-        let q = sk.rcvq_lock();
-        let oob = sk.oob_slot().load(Ordering::Relaxed);
-        let mut freed = [None, None];
-        let mut cur = Some(skb.0);
-        // SAFETY: The queue lock is held: the skbs seen are queued; those unlinked are
-        // then owned here. Queued skbs stay valid while the reader lock is held.
-        unsafe {
-            if let Some(s) = cur.filter(|s| s.unread() == 0) {
-                if copied && (oob.is_null() || s.as_ptr() == oob) {
-                    return (None, freed);
-                }
-                cur = q.peek(Some(s)).map(|n| SkbView::from_raw(n.as_ptr()));
-                if !peek {
-                    bindings::afunix_skb_unlink_locked(s.as_ptr(), sk.rcvq_ptr());
-                    freed[0] = Some(Skb::from_raw(NonNull::new_unchecked(s.as_ptr())));
-                }
-            }
-            let Some(s) = cur else {
-                return (None, freed);
-            };
-            if s.as_ptr() != oob {
-                return (Some(QueuedSkb(s)), freed);
-            }
-            if copied {
-                return (None, freed);
-            }
-            if !peek {
-                sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
-                if sk.urg_inline() {
-                    return (Some(QueuedSkb(s)), freed);
-                }
-                bindings::afunix_skb_unlink_locked(s.as_ptr(), sk.rcvq_ptr());
-                freed[1] = Some(Skb::from_raw(NonNull::new_unchecked(s.as_ptr())));
-                let head = q.peek(None).map(|n| SkbView::from_raw(n.as_ptr()));
-                return (head.map(QueuedSkb), freed);
-            }
-            if sk.urg_inline() {
-                return (Some(QueuedSkb(s)), freed);
-            }
-            let next = q.peek(Some(s)).map(|n| SkbView::from_raw(n.as_ptr()));
-            (next.map(QueuedSkb), freed)
-        }
+    /// Takes the lock of the receive queue, for the out-of-band bookkeeping of a stream
+    /// read (under the state lock, as AF_UNIX's `manage_oob()`).
+    pub(crate) fn lock_queue<'s>(&'s self, _state: &StateGuard<'_>) -> RcvQueue<'s> {
+        let q = self.sk.receive_queue();
+        // SAFETY: The lock of the receive queue of a live socket, initialised by
+        // `sock_init_data`; taken under the state lock, as AF_UNIX does.
+        let _lock = unsafe { SpinGuard::lock(ptr::addr_of_mut!((*q).lock)) };
+        RcvQueue { sk: self.sk, _lock }
     }
 
     /// Releases the reader lock for the duration of `f` (to sleep), then retakes it.
@@ -1560,6 +1582,74 @@ impl<'a> IoGuard<'a> {
         // SAFETY: `self.sk` is still alive: the guard borrows it.
         unsafe { bindings::afunix_mutex_lock(self.sk.iolock_ptr()) };
         r
+    }
+}
+
+/// The receive queue of a stream socket, its lock held by a reader that holds the
+/// reader lock ([`IoGuard::lock_queue`]): the skbs it hands out stay queued, so valid,
+/// while the reader lock is held (only its holder unlinks them), also after this guard.
+pub(crate) struct RcvQueue<'g> {
+    sk: &'g Sock,
+    _lock: SpinGuard,
+}
+
+impl<'g> RcvQueue<'g> {
+    fn queued(p: *mut bindings::sk_buff) -> Option<QueuedSkb<'g>> {
+        // SAFETY: `p` is NULL or an skb of the queue, which stays queued and valid for
+        // `'g` (see the type's comment).
+        NonNull::new(p).map(|p| QueuedSkb(unsafe { SkbView::from_raw(p.as_ptr()) }))
+    }
+
+    /// The first skb of the queue.
+    pub(crate) fn first(&self) -> Option<QueuedSkb<'g>> {
+        // SAFETY: The queue lock is held; `skb_peek` reads the list links.
+        Self::queued(unsafe { bindings::afunix_rcvq_peek(self.sk.as_ptr()) })
+    }
+
+    /// The skb after `skb`, a queued one.
+    pub(crate) fn next(&self, skb: &QueuedSkb<'_>) -> Option<QueuedSkb<'g>> {
+        // SAFETY: The queue lock is held and `skb` is queued on it.
+        Self::queued(unsafe { bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), skb.as_ptr()) })
+    }
+
+    /// The skb before `skb`, a queued one: `None` at the head.
+    pub(crate) fn prev(&self, skb: &QueuedSkb<'_>) -> Option<QueuedSkb<'g>> {
+        // SAFETY: The queue lock is held and `skb` is queued on it: its `prev` is a
+        // queued skb or the queue's head.
+        let prev = unsafe { (*skb.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.prev };
+        if prev == self.sk.receive_queue().cast() {
+            return None;
+        }
+        Self::queued(prev)
+    }
+
+    /// The out-of-band mark (`oob_skb`), a queued skb, if any.
+    pub(crate) fn mark(&self) -> Option<QueuedSkb<'g>> {
+        // The mark is set and cleared under the queue lock (held).
+        Self::queued(self.sk.oob_slot().load(Ordering::Relaxed))
+    }
+
+    /// Whether `skb` is the out-of-band mark.
+    pub(crate) fn is_mark(&self, skb: &QueuedSkb<'_>) -> bool {
+        self.sk.is_oob_mark(skb)
+    }
+
+    /// Clears the out-of-band mark.
+    pub(crate) fn clear_mark(&self) {
+        self.sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
+    }
+
+    /// Unlinks `skb` from the queue; the caller owns it from now on. `skb` must be the
+    /// only handle of it left (a handle is not `Copy`; the protocol peeks each skb once
+    /// and drops what it unlinked only after its last handle of it).
+    pub(crate) fn unlink(&self, skb: QueuedSkb<'_>) -> Skb {
+        let p = skb.as_ptr();
+        // SAFETY: The queue lock is held and `skb` is queued on it; once unlinked, this
+        // is the skb's only owner.
+        unsafe {
+            bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue());
+            Skb::from_raw(NonNull::new_unchecked(p))
+        }
     }
 }
 
@@ -1814,7 +1904,7 @@ impl Skb {
     /// (`sock_alloc_send_pskb()`); then calls `prepare` on it (credentials and fds, as
     /// AF_UNIX's `unix_scm_to_skb()` before the copy) and copies `len` bytes from `msg`
     /// into it.
-    pub(crate) fn alloc_from_msg(
+    pub(crate) fn alloc_from_msg<D: SkbDestructor>(
         sk: &Sock,
         msg: &mut Msg,
         len: usize,
@@ -1847,7 +1937,7 @@ impl Skb {
         // credentials yet); `skb_wfree` is `sock_wfree` (set by the allocation, charging
         // it to `sk`) after putting the credentials, as AF_UNIX's `unix_wfree`.
         unsafe {
-            (*p).__bindgen_anon_3.__bindgen_anon_1.destructor = Some(skb_wfree);
+            (*p).__bindgen_anon_3.__bindgen_anon_1.destructor = Some(skb_wfree::<D>);
             bindings::skb_put(p, head as u32);
             (*p).data_len = data_len as u32;
             (*p).len = len as u32;
@@ -2018,15 +2108,24 @@ impl Drop for Skb {
     }
 }
 
+/// What the destructor of a data skb does with the files of `SCM_RIGHTS` it carries.
+pub(crate) trait SkbDestructor {
+    /// Takes the files `fds` (sent by `uid`) out of flight and puts them
+    /// (`unix_destruct_scm()`); from the skb's destructor, in any context the last
+    /// `kfree_skb` of an skb runs in.
+    fn release_fds(fds: FdList, uid: Kuid);
+}
+
 /// The destructor of the module's data skbs (AF_UNIX's `unix_wfree()`): puts the pid
-/// reference of the credentials and the files of `SCM_RIGHTS`, then gives the memory back to the sending socket
-/// (`sock_wfree()`, which calls its `sk_write_space`).
+/// reference of the credentials and hands the files of `SCM_RIGHTS` to `D`, then gives
+/// the memory back to the sending socket (`sock_wfree()`, which calls its
+/// `sk_write_space`).
 ///
 /// # Safety
 ///
 /// Called by the core only, as the destructor of an skb of [`Skb::alloc_from_msg`]
 /// whose last reference is gone.
-unsafe extern "C" fn skb_wfree(skb: *mut bindings::sk_buff) {
+unsafe extern "C" fn skb_wfree<D: SkbDestructor>(skb: *mut bindings::sk_buff) {
     // SAFETY: `skb` is being freed, so no one else uses its `cb`, the module's; a
     // non-NULL pid is a reference the skb held. The skb is charged to its sender
     // (`sock_alloc_send_pskb`), which `sock_wfree` releases.
@@ -2040,7 +2139,7 @@ unsafe extern "C" fn skb_wfree(skb: *mut bindings::sk_buff) {
     };
     // Out of flight before its files are put (`unix_destruct_scm()`).
     if let Some((fds, uid)) = fds {
-        crate::gc::release(fds, uid);
+        D::release_fds(fds, uid);
     }
     // SAFETY: The skb is charged to its sender (see above).
     unsafe { bindings::sock_wfree(skb) };
@@ -2095,8 +2194,8 @@ impl SkbView {
                 return None;
             }
             let u = sk.cast::<UnixSock>();
-            let slot = AtomicPtr::<Address>::from_ptr(ptr::addr_of_mut!((*u).addr).cast());
-            slot.load(Ordering::Acquire).as_ref()
+            let slot = AtomicPtr::<UnixAddress>::from_ptr(ptr::addr_of_mut!((*u).unix.addr).cast());
+            slot.load(Ordering::Acquire).as_ref().map(|a| &**a)
         }
     }
 
@@ -2296,7 +2395,7 @@ pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&
             b.len()
         }
         None => {
-            let fam = (crate::family() as u16).to_ne_bytes();
+            let fam = (crate::api::family::number() as u16).to_ne_bytes();
             // SAFETY: Three bytes into a 128-byte buffer.
             unsafe {
                 ptr::copy_nonoverlapping(fam.as_ptr(), dst, 2);
@@ -2342,16 +2441,6 @@ pub(crate) fn wakeup_unkeyed() -> bool {
     // SAFETY: A bool module parameter, writable through sysfs: a racy read gives the
     // old or the new value.
     unsafe { ptr::addr_of!(bindings::afunix_wakeup_unkeyed).read_volatile() }
-}
-
-/// `net.rust_afunix.max_dgram_qlen` of a netns.
-///
-/// # Safety
-///
-/// `net` is a live netns (the module's pernet data exists while it is loaded).
-pub(crate) unsafe fn max_dgram_qlen(net: *mut bindings::net) -> u32 {
-    // SAFETY: Valid by the safety requirements.
-    unsafe { crate::netns::table_of(net).max_dgram_qlen() }
 }
 
 /// Writes an int to a user pointer of an ioctl (`put_user`).
@@ -2574,7 +2663,7 @@ impl InflightList {
                 let off = core::mem::offset_of!(UnixSock, gc_link);
                 let u = pos.cast::<u8>().sub(off).cast::<UnixSock>();
                 pos = (*pos).next;
-                Some(Sock::from_raw(ptr::addr_of_mut!((*u).sk)))
+                Some(Sock::from_raw(ptr::addr_of_mut!((*u).unix.sk)))
             }
         })
     }

@@ -1,101 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `struct proto_ops` from a safe trait: one trampoline per callback, generic over the
-//! socket type, in the shape of the PHY and blk-mq abstractions.
+//! `struct proto_ops` from a `#[vtable]` trait: one trampoline per callback, generic
+//! over the socket type, in the shape of `rust/kernel/net/phy.rs`.
 //!
-//! Callbacks this family does not implement yet point at the kernel's `sock_no_*`
-//! functions: the socket core calls most `proto_ops` members without a NULL check.
+//! The protocol implements [`SocketOps`] once per socket type; [`proto_ops`] builds the
+//! C table of an implementation. Optional callbacks (`accept`, `listen`,
+//! `splice_read`) are chosen at compile time: without them the table points at the
+//! kernel's `sock_no_*` functions (the socket core calls most members without a NULL
+//! check) or, for `splice_read`, holds NULL (the core's copying fallback).
 
-use crate::addr::SunAddr;
-use crate::bindings;
-use crate::names;
-use crate::proto;
-use crate::sock::{sun_addr_from_raw, write_sockaddr, Msg, Pipe, Sock, Socket};
-use crate::wakeup;
+use crate::api::addr::{SunAddr, UnixAddress};
+use crate::api::bindings;
+use crate::api::sock::{sun_addr_from_raw, write_sockaddr, Msg, Pipe, Sock, Socket};
 use core::ffi::c_int;
 use core::marker::PhantomData;
 use kernel::error::{from_result, Result};
+use kernel::error::VTABLE_DEFAULT_ERROR;
+use kernel::prelude::*;
+use kernel::types::ARef;
 
-/// The operations of one socket type.
+/// What an ioctl returns: a value to write to the caller's int, or a result of its own.
+pub(crate) enum IoctlAnswer {
+    /// `put_user(value, (int __user *)arg)`.
+    Int(i32),
+    /// The call's return value (a new fd for `SIOCUNIXFILE`).
+    Value(i32),
+}
+
+/// The operations of one socket type. Each callback gets the socket's `struct sock`
+/// (set from creation until release); a callback on a socket without one fails with
+/// `EINVAL` before reaching the trait.
+#[vtable]
 pub(crate) trait SocketOps {
-    /// `sendmsg()`: returns the bytes sent.
-    fn sendmsg(sock: &Socket, msg: &mut Msg, len: usize) -> Result<usize>;
-    /// `recvmsg()`: returns the bytes received (or the datagram's length with
-    /// `MSG_TRUNC`).
-    fn recvmsg(sock: &Socket, msg: &mut Msg, len: usize, flags: u32) -> Result<usize>;
+    /// `release()`: the last close of the socket's file; `sk` is the reference the
+    /// `struct socket` held since creation.
+    fn release(sk: ARef<Sock>);
+    /// `bind()`.
+    fn bind(sk: &Sock, sun: &SunAddr) -> Result;
+    /// `connect()`; `nonblock` from the file's `O_NONBLOCK`.
+    fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result;
+    /// `socketpair()` of two new sockets of this type.
+    fn socketpair(a: &Sock, b: &Sock) -> Result;
+    /// `accept()` on the listener `sk` of `listener`, into `newsock` (no `sk` yet).
+    fn accept(_listener: &Socket, _sk: &Sock, _newsock: &Socket, _nonblock: bool) -> Result {
+        kernel::build_error(VTABLE_DEFAULT_ERROR)
+    }
+    /// `getsockname()` (`peer` false) or `getpeername()`: `None` for an unnamed socket.
+    fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>>;
     /// `poll()`: the mask, after the caller is queued on the socket; `requested` is the
     /// events the poller asks for.
-    fn poll(sock: &Socket, requested: u32) -> u32;
-    /// `connect()`; `nonblock` from the file's `O_NONBLOCK`.
-    fn connect(sock: &Socket, sun: &SunAddr, nonblock: bool) -> Result;
-    /// Whether the type has `listen()`/`accept()` (connection-oriented types).
-    const LISTENS: bool;
-    /// Whether the type has its own `splice_read` (stream: the skbs' pages go to the
-    /// pipe; the others use the core's copying fallback, as AF_UNIX's).
-    const SPLICES: bool = false;
+    fn poll(sk: &Sock, requested: u32) -> u32;
+    /// `ioctl()`: `None` for a command the socket core should try elsewhere
+    /// (`ENOIOCTLCMD`).
+    fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>>;
+    /// `listen()`.
+    fn listen(_sk: &Sock, _backlog: i32) -> Result {
+        kernel::build_error(VTABLE_DEFAULT_ERROR)
+    }
+    /// `shutdown()`, `how` as the caller passed it.
+    fn shutdown(sk: &Sock, how: i32) -> Result;
+    /// `sendmsg()`: returns the bytes sent.
+    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize>;
+    /// `recvmsg()`: returns the bytes received (or the datagram's length with
+    /// `MSG_TRUNC`).
+    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize>;
+    /// `splice_read()`: `nonblock` from `O_NONBLOCK` or `SPLICE_F_NONBLOCK`,
+    /// `has_offset` when the caller passed a non-zero offset.
+    fn splice_read(
+        _sk: &Sock,
+        _pipe: &Pipe,
+        _len: usize,
+        _nonblock: bool,
+        _has_offset: bool,
+    ) -> Result<usize> {
+        kernel::build_error(VTABLE_DEFAULT_ERROR)
+    }
+    /// The `scm_fds:` line of `/proc/<pid>/fdinfo/<fd>`.
+    fn fdinfo_fds(sk: &Sock) -> u32;
 }
 
 /// Looks up the `struct sock` of a socket in a callback (it is set until release).
-fn sk_of(sock: &Socket) -> Result<&crate::sock::Sock> {
-    sock.sk().ok_or(kernel::error::code::EINVAL)
-}
-
-/// `SOCK_STREAM`.
-pub(crate) struct Stream;
-
-impl SocketOps for Stream {
-    fn sendmsg(sock: &Socket, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::stream_sendmsg(sk_of(sock)?, msg, len)
-    }
-    fn recvmsg(sock: &Socket, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
-        proto::stream_recvmsg(sk_of(sock)?, msg, len, flags)
-    }
-    fn poll(sock: &Socket, _requested: u32) -> u32 {
-        sock.sk().map_or(0, proto::stream_poll)
-    }
-    fn connect(sock: &Socket, sun: &SunAddr, nonblock: bool) -> Result {
-        proto::stream_connect(sock, sk_of(sock)?, sun, nonblock)
-    }
-    const LISTENS: bool = true;
-    const SPLICES: bool = true;
-}
-
-/// `SOCK_DGRAM`.
-pub(crate) struct Dgram;
-
-impl SocketOps for Dgram {
-    fn sendmsg(sock: &Socket, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::dgram_sendmsg(sk_of(sock)?, msg, len)
-    }
-    fn recvmsg(sock: &Socket, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
-        proto::dgram_recvmsg(sk_of(sock)?, msg, len, flags)
-    }
-    fn poll(sock: &Socket, requested: u32) -> u32 {
-        sock.sk().map_or(0, |sk| proto::dgram_poll(sk, requested))
-    }
-    fn connect(sock: &Socket, sun: &SunAddr, _nonblock: bool) -> Result {
-        proto::dgram_connect(sk_of(sock)?, sun)
-    }
-    const LISTENS: bool = false;
-}
-
-/// `SOCK_SEQPACKET`: the datagram code plus connection checks.
-pub(crate) struct Seqpacket;
-
-impl SocketOps for Seqpacket {
-    fn sendmsg(sock: &Socket, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::seqpacket_sendmsg(sk_of(sock)?, msg, len)
-    }
-    fn recvmsg(sock: &Socket, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
-        proto::seqpacket_recvmsg(sk_of(sock)?, msg, len, flags)
-    }
-    fn poll(sock: &Socket, requested: u32) -> u32 {
-        sock.sk().map_or(0, |sk| proto::dgram_poll(sk, requested))
-    }
-    fn connect(sock: &Socket, sun: &SunAddr, nonblock: bool) -> Result {
-        proto::stream_connect(sock, sk_of(sock)?, sun, nonblock)
-    }
-    const LISTENS: bool = true;
+fn sk_of(sock: &Socket) -> Result<&Sock> {
+    sock.sk().ok_or(EINVAL)
 }
 
 /// The trampolines of `T`'s `proto_ops`.
@@ -115,7 +101,7 @@ impl<T: SocketOps> Adapter<T> {
         // SAFETY: The core passes a live socket of this family.
         let sock = unsafe { Socket::from_raw(sock) };
         if let Some(sk) = sock.take_sk() {
-            proto::release(sk);
+            T::release(sk);
         }
         0
     }
@@ -127,7 +113,7 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes two live sockets of this family.
             let (a, b) = unsafe { (Socket::from_raw(a), Socket::from_raw(b)) };
-            proto::socketpair(sk_of(a)?, sk_of(b)?)?;
+            T::socketpair(sk_of(a)?, sk_of(b)?)?;
             a.set_connected();
             b.set_connected();
             Ok(0)
@@ -146,9 +132,9 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket of this family.
             let sock = unsafe { Socket::from_raw(sock) };
-            let a = proto::getname(sk_of(sock)?, peer != 0)?;
+            let a = T::getname(sk_of(sock)?, peer != 0)?;
             // SAFETY: `addr` is a `struct sockaddr_storage` of the core.
-            count(unsafe { write_sockaddr(addr, a.as_deref()) })
+            count(unsafe { write_sockaddr(addr, a.as_deref().map(|u| &**u)) })
         })
     }
 
@@ -160,13 +146,14 @@ impl<T: SocketOps> Adapter<T> {
         sock: *mut bindings::socket,
         wait: *mut bindings::poll_table,
     ) -> bindings::__poll_t {
-        // SAFETY: Arguments of a `poll` call.
-        unsafe { wakeup::poll_wait(file, sock, wait) };
-        // SAFETY: As above.
-        let requested = unsafe { wakeup::poll_requested(wait) };
+        // SAFETY: Arguments of a `poll` call: `sock_poll_wait(file, sock, wait)` queues
+        // the caller on the socket's wait queue.
+        unsafe { bindings::afunix_poll_wait(file, sock, wait) };
+        // SAFETY: As above; `poll_requested_events(wait)` reads the table, if any.
+        let requested = unsafe { bindings::afunix_poll_requested(wait) };
         // SAFETY: The core passes a live socket of this family.
         let sock = unsafe { Socket::from_raw(sock) };
-        T::poll(sock, requested)
+        sock.sk().map_or(0, |sk| T::poll(sk, requested))
     }
 
     /// # Safety
@@ -181,7 +168,7 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket and a 128-byte address buffer.
             let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(addr, len)) };
-            names::rust_afunix_bind(sk_of(sock)?, &sun)?;
+            T::bind(sk_of(sock)?, &sun)?;
             Ok(0)
         })
     }
@@ -198,7 +185,7 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket and a 128-byte address buffer.
             let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(addr, len)) };
-            T::connect(sock, &sun, flags & O_NONBLOCK != 0)?;
+            T::connect(sock, sk_of(sock)?, &sun, flags & O_NONBLOCK != 0)?;
             Ok(0)
         })
     }
@@ -210,7 +197,7 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket of this family.
             let sock = unsafe { Socket::from_raw(sock) };
-            proto::listen(sk_of(sock)?, backlog)?;
+            T::listen(sk_of(sock)?, backlog)?;
             Ok(0)
         })
     }
@@ -233,7 +220,7 @@ impl<T: SocketOps> Adapter<T> {
                     (*arg).flags,
                 )
             };
-            proto::accept(sock, sk_of(sock)?, newsock, flags & O_NONBLOCK != 0)?;
+            T::accept(sock, sk_of(sock)?, newsock, flags & O_NONBLOCK != 0)?;
             Ok(0)
         })
     }
@@ -250,15 +237,15 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket of this family.
             let sock = unsafe { Socket::from_raw(sock) };
-            match proto::ioctl(sk_of(sock)?, cmd) {
+            match T::ioctl(sk_of(sock)?, cmd) {
                 None => Err(kernel::error::Error::from_errno(
                     -(bindings::AFUNIX_ENOIOCTLCMD as i32),
                 )),
-                Some(Ok(proto::IoctlAnswer::Int(v))) => {
+                Some(Ok(IoctlAnswer::Int(v))) => {
                     crate::sock::put_user_int(arg, v)?;
                     Ok(0)
                 }
-                Some(Ok(proto::IoctlAnswer::Value(v))) => Ok(v),
+                Some(Ok(IoctlAnswer::Value(v))) => Ok(v),
                 Some(Err(e)) => Err(e),
             }
         })
@@ -271,7 +258,7 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket of this family.
             let sock = unsafe { Socket::from_raw(sock) };
-            proto::shutdown(sk_of(sock)?, how)?;
+            T::shutdown(sk_of(sock)?, how)?;
             Ok(0)
         })
     }
@@ -288,7 +275,7 @@ impl<T: SocketOps> Adapter<T> {
             // SAFETY: The core passes a live socket of this family and the call's
             // message header, valid for the call.
             let (sock, mut msg) = unsafe { (Socket::from_raw(sock), Msg::from_raw(msg)?) };
-            count(T::sendmsg(sock, &mut msg, len)?)
+            count(T::sendmsg(sk_of(sock)?, &mut msg, len)?)
         })
     }
 
@@ -305,8 +292,53 @@ impl<T: SocketOps> Adapter<T> {
             // SAFETY: The core passes a live socket of this family and the call's
             // message header, valid for the call.
             let (sock, mut msg) = unsafe { (Socket::from_raw(sock), Msg::from_raw(msg)?) };
-            count(T::recvmsg(sock, &mut msg, len, flags as u32)?)
+            count(T::recvmsg(sk_of(sock)?, &mut msg, len, flags as u32)?)
         })
+    }
+
+    /// # Safety
+    ///
+    /// Only called by the core, with a live socket of this family, the call's offset
+    /// pointer and pipe.
+    unsafe extern "C" fn splice_read(
+        sock: *mut bindings::socket,
+        ppos: *mut bindings::loff_t,
+        pipe: *mut bindings::pipe_inode_info,
+        len: usize,
+        flags: core::ffi::c_uint,
+    ) -> isize {
+        // SAFETY: The core passes a live socket of this family, whose file is set (a
+        // splice goes through it), a valid offset pointer and the pipe of the call.
+        let (sock, has_offset, nonblock, pipe) = unsafe {
+            let nonblock = (*(*sock).file).f_flags & bindings::O_NONBLOCK != 0
+                || flags & bindings::AFUNIX_SPLICE_F_NONBLOCK != 0;
+            (
+                Socket::from_raw(sock),
+                !ppos.is_null() && *ppos != 0,
+                nonblock,
+                Pipe::from_raw(pipe, flags),
+            )
+        };
+        let r = sk_of(sock).and_then(|sk| T::splice_read(sk, &pipe, len, nonblock, has_offset));
+        match r {
+            Ok(n) => n as isize,
+            Err(e) => e.to_errno() as isize,
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Only called by the core, with the seq_file being shown and a live socket of this
+    /// family.
+    unsafe extern "C" fn show_fdinfo(m: *mut bindings::seq_file, sock: *mut bindings::socket) {
+        // SAFETY: The core passes a live socket of this family.
+        let sock = unsafe { Socket::from_raw(sock) };
+        let Some(sk) = sock.sk() else {
+            return;
+        };
+        let n: core::ffi::c_uint = T::fdinfo_fds(sk);
+        // SAFETY: `m` is the seq_file being shown; the argument matches the format.
+        unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".as_ptr().cast(), n) };
     }
 }
 
@@ -323,56 +355,6 @@ unsafe extern "C" fn set_peek_off(sk: *mut bindings::sock, val: c_int) -> c_int 
         sk.set_peek_off(val)?;
         Ok(0)
     })
-}
-
-/// `proto_ops::splice_read` of a stream socket.
-///
-/// # Safety
-///
-/// Only called by the core, with a live socket of this family, the call's offset
-/// pointer and pipe.
-unsafe extern "C" fn splice_read(
-    sock: *mut bindings::socket,
-    ppos: *mut bindings::loff_t,
-    pipe: *mut bindings::pipe_inode_info,
-    len: usize,
-    flags: core::ffi::c_uint,
-) -> isize {
-    // SAFETY: The core passes a live socket of this family, whose file is set (a
-    // splice goes through it), a valid offset pointer and the pipe of the call.
-    let (sock_ref, has_offset, nonblock, pipe) = unsafe {
-        let nonblock = (*(*sock).file).f_flags & bindings::O_NONBLOCK != 0
-            || flags & bindings::AFUNIX_SPLICE_F_NONBLOCK != 0;
-        (
-            Socket::from_raw(sock),
-            !ppos.is_null() && *ppos != 0,
-            nonblock,
-            Pipe::from_raw(pipe, flags),
-        )
-    };
-    let r = sk_of(sock_ref)
-        .and_then(|sk| proto::stream_splice_read(sk, &pipe, len, nonblock, has_offset));
-    match r {
-        Ok(n) => n as isize,
-        Err(e) => e.to_errno() as isize,
-    }
-}
-
-/// `proto_ops::show_fdinfo`: the `scm_fds:` line of `/proc/<pid>/fdinfo/<fd>`.
-///
-/// # Safety
-///
-/// Only called by the core, with the seq_file being shown and a live socket of this
-/// family.
-unsafe extern "C" fn show_fdinfo(m: *mut bindings::seq_file, sock: *mut bindings::socket) {
-    // SAFETY: The core passes a live socket of this family.
-    let sock = unsafe { Socket::from_raw(sock) };
-    let Some(sk) = sock.sk() else {
-        return;
-    };
-    let n: core::ffi::c_uint = crate::proto::fdinfo_fds(sk);
-    // SAFETY: `m` is the seq_file being shown; the argument matches the format.
-    unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".as_ptr().cast(), n) };
 }
 
 /// `O_NONBLOCK`, in the flags of connect and accept.
@@ -401,7 +383,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
         bind: Some(Adapter::<T>::bind),
         connect: Some(Adapter::<T>::connect),
         socketpair: Some(Adapter::<T>::socketpair),
-        accept: Some(if T::LISTENS {
+        accept: Some(if T::HAS_ACCEPT {
             Adapter::<T>::accept
         } else {
             bindings::sock_no_accept
@@ -409,7 +391,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
         getname: Some(Adapter::<T>::getname),
         poll: Some(Adapter::<T>::poll),
         ioctl: Some(Adapter::<T>::ioctl),
-        listen: Some(if T::LISTENS {
+        listen: Some(if T::HAS_LISTEN {
             Adapter::<T>::listen
         } else {
             bindings::sock_no_listen
@@ -419,8 +401,12 @@ pub(crate) fn proto_ops<T: SocketOps>(
         recvmsg: Some(Adapter::<T>::recvmsg),
         mmap: Some(bindings::sock_no_mmap),
         set_peek_off: Some(set_peek_off),
-        show_fdinfo: Some(show_fdinfo),
-        splice_read: if T::SPLICES { Some(splice_read) } else { None },
+        show_fdinfo: Some(Adapter::<T>::show_fdinfo),
+        splice_read: if T::HAS_SPLICE_READ {
+            Some(Adapter::<T>::splice_read)
+        } else {
+            None
+        },
         ..Default::default()
     }
 }

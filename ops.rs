@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The family's operations: which protocol function serves each callback of the
+//! family ([`FamilyOps`]) and of each socket type ([`SocketOps`]). The crate root
+//! registers these types; [`crate::api::family`] and [`crate::api::socket`] turn them
+//! into the C tables.
+
+#![deny(unsafe_code)]
+
+use crate::api::addr::{SunAddr, UnixAddress};
+use crate::api::family::{FamilyOps, Kind};
+use crate::api::sock::{Msg, Pipe, Sock, Socket};
+use crate::api::socket::{IoctlAnswer, SocketOps};
+use crate::names;
+use crate::proto;
+use crate::wakeup;
+use kernel::error::Result;
+use kernel::prelude::*;
+use kernel::types::ARef;
+
+/// The family: socket creation and the sockets' own hooks.
+pub(crate) struct Family;
+
+impl FamilyOps for Family {
+    fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
+        proto::check_create(ty, protocol)
+    }
+    fn account_new() -> Result {
+        proto::account_new_socket()
+    }
+    fn unaccount() {
+        proto::unaccount_socket()
+    }
+    fn init_new(sk: &Sock) {
+        proto::init_new(sk)
+    }
+    fn destruct(sk: &Sock) {
+        proto::destruct(sk)
+    }
+    fn write_space(sk: &Sock) {
+        wakeup::write_space(sk)
+    }
+}
+
+/// `SOCK_STREAM`.
+pub(crate) struct Stream;
+
+#[vtable]
+impl SocketOps for Stream {
+    fn release(sk: ARef<Sock>) {
+        proto::release(sk)
+    }
+    fn bind(sk: &Sock, sun: &SunAddr) -> Result {
+        names::rust_afunix_bind(sk, sun)
+    }
+    fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
+        proto::stream_connect(sock, sk, sun, nonblock)
+    }
+    fn socketpair(a: &Sock, b: &Sock) -> Result {
+        proto::socketpair(a, b)
+    }
+    fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
+        proto::accept(listener, sk, newsock, nonblock)
+    }
+    fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
+        proto::getname(sk, peer)
+    }
+    fn poll(sk: &Sock, _requested: u32) -> u32 {
+        proto::stream_poll(sk)
+    }
+    fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
+        proto::ioctl(sk, cmd)
+    }
+    fn listen(sk: &Sock, backlog: i32) -> Result {
+        proto::listen(sk, backlog)
+    }
+    fn shutdown(sk: &Sock, how: i32) -> Result {
+        proto::shutdown(sk, how)
+    }
+    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
+        proto::stream_sendmsg(sk, msg, len)
+    }
+    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+        proto::stream_recvmsg(sk, msg, len, flags)
+    }
+    fn splice_read(
+        sk: &Sock,
+        pipe: &Pipe,
+        len: usize,
+        nonblock: bool,
+        has_offset: bool,
+    ) -> Result<usize> {
+        proto::stream_splice_read(sk, pipe, len, nonblock, has_offset)
+    }
+    fn fdinfo_fds(sk: &Sock) -> u32 {
+        proto::fdinfo_fds(sk)
+    }
+}
+
+/// `SOCK_DGRAM`: no `listen`/`accept`, the core's copying `splice_read`.
+pub(crate) struct Dgram;
+
+#[vtable]
+impl SocketOps for Dgram {
+    fn release(sk: ARef<Sock>) {
+        proto::release(sk)
+    }
+    fn bind(sk: &Sock, sun: &SunAddr) -> Result {
+        names::rust_afunix_bind(sk, sun)
+    }
+    fn connect(_sock: &Socket, sk: &Sock, sun: &SunAddr, _nonblock: bool) -> Result {
+        proto::dgram_connect(sk, sun)
+    }
+    fn socketpair(a: &Sock, b: &Sock) -> Result {
+        proto::socketpair(a, b)
+    }
+    fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
+        proto::getname(sk, peer)
+    }
+    fn poll(sk: &Sock, requested: u32) -> u32 {
+        proto::dgram_poll(sk, requested)
+    }
+    fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
+        proto::ioctl(sk, cmd)
+    }
+    fn shutdown(sk: &Sock, how: i32) -> Result {
+        proto::shutdown(sk, how)
+    }
+    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
+        proto::dgram_sendmsg(sk, msg, len)
+    }
+    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+        proto::dgram_recvmsg(sk, msg, len, flags)
+    }
+    fn fdinfo_fds(sk: &Sock) -> u32 {
+        proto::fdinfo_fds(sk)
+    }
+}
+
+/// `SOCK_SEQPACKET`: the datagram code plus connection checks; the core's copying
+/// `splice_read`.
+pub(crate) struct Seqpacket;
+
+#[vtable]
+impl SocketOps for Seqpacket {
+    fn release(sk: ARef<Sock>) {
+        proto::release(sk)
+    }
+    fn bind(sk: &Sock, sun: &SunAddr) -> Result {
+        names::rust_afunix_bind(sk, sun)
+    }
+    fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
+        proto::stream_connect(sock, sk, sun, nonblock)
+    }
+    fn socketpair(a: &Sock, b: &Sock) -> Result {
+        proto::socketpair(a, b)
+    }
+    fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
+        proto::accept(listener, sk, newsock, nonblock)
+    }
+    fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
+        proto::getname(sk, peer)
+    }
+    fn poll(sk: &Sock, requested: u32) -> u32 {
+        proto::dgram_poll(sk, requested)
+    }
+    fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
+        proto::ioctl(sk, cmd)
+    }
+    fn listen(sk: &Sock, backlog: i32) -> Result {
+        proto::listen(sk, backlog)
+    }
+    fn shutdown(sk: &Sock, how: i32) -> Result {
+        proto::shutdown(sk, how)
+    }
+    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
+        proto::seqpacket_sendmsg(sk, msg, len)
+    }
+    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+        proto::seqpacket_recvmsg(sk, msg, len, flags)
+    }
+    fn fdinfo_fds(sk: &Sock) -> u32 {
+        proto::fdinfo_fds(sk)
+    }
+}
