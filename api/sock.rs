@@ -7,12 +7,12 @@
 //! files work with the safe types of this file only.
 
 use crate::addr::{Address, SunAddr, SUN_LEN};
+use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
+use crate::api::file::{FdList, Fds};
+use crate::api::vfs::HeldPath;
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
-use crate::files::{FdList, Fds};
-use crate::scm::{Creds, Kgid, Kuid, Pid};
 use crate::sync::SpinGuard;
-use crate::vfs::HeldPath;
 use core::ffi::c_int;
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
@@ -2130,7 +2130,7 @@ impl SkbView {
         let cb = self.cb();
         // SAFETY: As in `creds`; the pid is only compared.
         unsafe {
-            crate::scm::same_pid(creds.pid.as_ref(), (*cb).pid)
+            same_pid(creds.pid.as_ref(), (*cb).pid)
                 && (*cb).uid.val == creds.uid.0
                 && (*cb).gid.val == creds.gid.0
         }
