@@ -1,32 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Control messages and credentials, as 6.12 does them for AF_UNIX: the `SOL_SOCKET`
-//! messages of a send (`__scm_send()` and `scm_check_creds()` of `net/core/scm.c`),
-//! the credentials an skb carries (`unix_scm_to_skb()`, `maybe_add_creds()`), and the
-//! `SCM_CREDENTIALS` message of a receive (`__scm_recv_common()` of
-//! `include/net/scm.h`).
+//! messages of a send (`__scm_send()` of `net/core/scm.c`, with the credential checks
+//! of [`crate::scm`]), the credentials an skb carries (`unix_scm_to_skb()`,
+//! `maybe_add_creds()`), and the `SCM_CREDENTIALS` message of a receive
+//! (`__scm_recv_common()` of `include/net/scm.h`).
 //!
-//! Safe code only: the C API is reached through [`crate::scm`] and [`crate::sock`].
-//!
-//! The files of `SCM_RIGHTS` are collected here into an [`FdList`]; [`crate::gc`]
-//! attaches them to the skb and counts them in flight.
+//! The C API is reached through [`crate::api`]. The files of `SCM_RIGHTS` are collected
+//! here into an [`FdList`] ([`crate::files`] checks each fd); [`crate::gc`] attaches
+//! them to the skb and counts them in flight.
 
-use crate::bindings;
-use crate::files::{FdList, SCM_MAX_FD};
-use crate::scm::{self, cap, Creds, Kgid, Kuid, Pid};
-use crate::sock::{msg, Msg, Skb, SkbView, Sock, StateGuard};
+#![deny(unsafe_code)]
+
+use crate::api::cmsg::{CMSGHDR, COMPAT_CMSGHDR, SCM_CREDENTIALS, SCM_RIGHTS, SOL_SOCKET};
+use crate::api::cred::{self, Creds, Kgid, Kuid, Pid};
+use crate::api::file::{FdList, SCM_MAX_FD};
+use crate::api::sock::{msg, Msg, Skb, SkbView, Sock, StateGuard};
+use crate::{files, scm};
 use kernel::error::{code::*, Result};
 
-/// `SOL_SOCKET`.
-const SOL_SOCKET: i32 = bindings::AFUNIX_SOL_SOCKET as i32;
-/// `SCM_RIGHTS`.
-const SCM_RIGHTS: i32 = bindings::AFUNIX_SCM_RIGHTS as i32;
-/// `SCM_CREDENTIALS`.
-const SCM_CREDENTIALS: i32 = bindings::AFUNIX_SCM_CREDENTIALS as i32;
-/// `sizeof(struct cmsghdr)`: `cmsg_len` (a `size_t`), `cmsg_level`, `cmsg_type`.
-const CMSGHDR: usize = bindings::AFUNIX_CMSGHDR_SIZE as usize;
-/// `sizeof(struct compat_cmsghdr)`.
-const COMPAT_CMSGHDR: usize = bindings::AFUNIX_COMPAT_CMSGHDR_SIZE as usize;
 /// `sizeof(struct ucred)`: pid, uid, gid.
 const UCRED: usize = 12;
 /// `sizeof(int)`: an fd of `SCM_RIGHTS`.
@@ -166,7 +158,7 @@ pub(crate) fn scm_send(m: &Msg) -> Result<SendScm> {
                 }
                 for i in 0..num {
                     let fd = read_u32(c.data, i * FD).map_or(-1, |fd| fd as i32);
-                    list.push_fd(fd)?;
+                    files::push_fd(list, fd)?;
                 }
             }
             SCM_CREDENTIALS => {
@@ -181,7 +173,7 @@ pub(crate) fn scm_send(m: &Msg) -> Result<SendScm> {
                     return Err(EINVAL);
                 };
                 let pid = pid as i32;
-                let (uid, gid) = check_creds(pid, uid, gid)?;
+                let (uid, gid) = scm::check_creds(pid, uid, gid)?;
                 if !creds.pid.as_ref().is_some_and(|p| p.vnr() == pid) {
                     creds.pid = Some(Pid::find(pid).ok_or(ESRCH)?);
                 }
@@ -192,32 +184,6 @@ pub(crate) fn scm_send(m: &Msg) -> Result<SendScm> {
         }
     }
     Ok(SendScm { creds, fds })
-}
-
-/// `scm_check_creds()`: a task may claim only the credentials it could set with
-/// setuid/setgid, and only its own process id without `CAP_SYS_ADMIN` over its pid
-/// namespace. The checks run in 6.12's order (a capability check that succeeds marks
-/// the task as having used it). Returns the ids mapped into the caller's user namespace.
-fn check_creds(pid: i32, uid: u32, gid: u32) -> Result<(Kuid, Kgid)> {
-    let cred = scm::current_cred();
-    let (uid, gid) = (scm::make_kuid(uid), scm::make_kgid(gid));
-    if !uid.is_valid() || !gid.is_valid() {
-        return Err(EINVAL);
-    }
-    let pid_ok = pid == scm::current_tgid_vnr() || scm::capable_in_pid_ns(cap::SYS_ADMIN);
-    if pid_ok
-        && (uid == cred.uid
-            || uid == cred.euid
-            || uid == cred.suid
-            || scm::capable_in_user_ns(cap::SETUID))
-        && (gid == cred.gid
-            || gid == cred.egid
-            || gid == cred.sgid
-            || scm::capable_in_user_ns(cap::SETGID))
-    {
-        return Ok((uid, gid));
-    }
-    Err(EPERM)
 }
 
 /// `unix_passcred_enabled()`: the sender or the receiver asks for credentials, or the
@@ -233,11 +199,11 @@ pub(crate) fn maybe_add_creds(skb: &mut Skb, sk: &Sock, other: &StateGuard<'_>) 
     if skb.view().creds_present() || !passcred_enabled(sk, other) {
         return;
     }
-    let cred = scm::current_cred();
+    let ids = cred::current_cred();
     skb.set_creds(&Creds {
         pid: Pid::current_tgid(),
-        uid: cred.uid,
-        gid: cred.gid,
+        uid: ids.uid,
+        gid: ids.gid,
     });
 }
 
@@ -291,8 +257,8 @@ pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdLi
     }
     if sk.passcred_only() {
         let mut ucred = [0u8; UCRED];
-        let uid = scm::from_kuid_munged(scm.creds.uid);
-        let gid = scm::from_kgid_munged(scm.creds.gid);
+        let uid = cred::from_kuid_munged(scm.creds.uid);
+        let gid = cred::from_kgid_munged(scm.creds.gid);
         for (i, v) in [scm.nr as u32, uid, gid].into_iter().enumerate() {
             if let Some(dst) = ucred.get_mut(4 * i..4 * i + 4) {
                 dst.copy_from_slice(&v.to_ne_bytes());
@@ -301,7 +267,7 @@ pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdLi
         m.put_cmsg(SOL_SOCKET, SCM_CREDENTIALS, &ucred);
     }
     if let Some(fds) = fds {
-        fds.install(m);
+        files::install(fds, m);
     }
     // `scm_pidfd_recv()`: `SCM_PIDFD` cannot be made from a module (`pidfd_prepare` is
     // not exported); only its truncation flag is reproduced.

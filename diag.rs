@@ -104,7 +104,7 @@ impl Reply<'_> {
         };
         let nlh = NonNull::new(nlh).ok_or(Error::from(EMSGSIZE))?;
         let mut msg = bindings::unix_diag_msg {
-            udiag_family: crate::family() as u8,
+            udiag_family: crate::api::param::family() as u8,
             udiag_type: sk.sk_type() as u8,
             udiag_state: sk.state(),
             pad: 0,

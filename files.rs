@@ -1,279 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The thin layer over the files of `SCM_RIGHTS`: an fd list (the kernel's
-//! `struct scm_fp_list`, so that `scm_detach_fds()` can install it), the sockets of this
-//! family among its files, and the installation of a received list into the caller's
-//! fd table.
+//! The files of `SCM_RIGHTS`, as 6.12 takes and gives them: which of the caller's fds a
+//! send may pass (`scm_fp_copy()`), and what a receive reports when the list cannot be
+//! installed. The fd lists themselves are [`crate::api::file`]'s.
 //!
-//! What is done with a list (accounting, the collector, when to install) is decided in
-//! [`crate::gc`] and [`crate::cmsg`], in safe code.
+//! What else is done with a list (accounting, the collector, when to install) is decided
+//! in [`crate::gc`] and [`crate::cmsg`].
 
-use crate::bindings;
-use crate::sock::{Msg, Sock};
-use core::ptr::{self, NonNull};
+#![deny(unsafe_code)]
+
+use crate::api::file::File;
+pub(crate) use crate::api::file::{FdList, Fds, SCM_MAX_FD};
+use crate::api::sock::{msg, Msg};
 use kernel::error::{code::*, Result};
-use kernel::types::Opaque;
 
-/// `SCM_MAX_FD`: the files of one list at most.
-pub(crate) const SCM_MAX_FD: usize = bindings::AFUNIX_SCM_MAX_FD as usize;
-
-/// The files of one message, borrowed.
-#[repr(transparent)]
-pub(crate) struct Fds(Opaque<bindings::scm_fp_list>);
-
-impl Fds {
-    /// # Safety
-    ///
-    /// `ptr` is a valid list for `'a` whose first `count` files are held by it.
-    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::scm_fp_list) -> &'a Fds {
-        // CAST: `Fds` is `repr(transparent)` over `struct scm_fp_list`.
-        // SAFETY: Valid for `'a` (safety requirements).
-        unsafe { &*ptr.cast() }
+/// Adds the caller's `fd` to `list` (`scm_fp_copy()`): `EINVAL` when the list is full or
+/// for an io_uring file, `EBADF` when `fd` is not open. `O_PATH` files are allowed.
+pub(crate) fn push_fd(list: &mut FdList, fd: i32) -> Result {
+    if list.len() >= SCM_MAX_FD {
+        return Err(EINVAL);
     }
-
-    fn as_ptr(&self) -> *mut bindings::scm_fp_list {
-        self.0.get()
+    let fd = u32::try_from(fd).map_err(|_| EBADF)?;
+    let file = File::get_raw(fd).ok_or(EBADF)?;
+    if file.is_io_uring() {
+        // Dropping the file puts the reference just taken.
+        return Err(EINVAL);
     }
-
-    /// The number of files.
-    pub(crate) fn len(&self) -> usize {
-        // SAFETY: A valid list; `count` changes only through `&mut FdList`.
-        usize::try_from(unsafe { (*self.as_ptr()).count }).unwrap_or(0)
-    }
-
-    /// How many of the files are sockets of this family (`count_unix`).
-    pub(crate) fn count_socks(&self) -> usize {
-        // SAFETY: As in `len`.
-        usize::try_from(unsafe { (*self.as_ptr()).count_unix }).unwrap_or(0)
-    }
-
-    fn file(&self, i: usize) -> *mut bindings::file {
-        if i >= self.len() {
-            return ptr::null_mut();
-        }
-        // SAFETY: A valid list whose first `count` slots (`i` is one) hold files; the
-        // slot is read through a raw pointer (the slots past `count` are not
-        // initialised).
-        unsafe { slot(self.as_ptr(), i).read() }
-    }
-
-    /// The sockets of this family among the files (one entry per file: a socket passed
-    /// twice comes twice).
-    pub(crate) fn socks(&self) -> impl Iterator<Item = &Sock> {
-        (0..self.len()).filter_map(move |i| {
-            // SAFETY: The list holds a reference to each of its files, so each file,
-            // its socket and the socket's `struct sock` live while `self` is borrowed.
-            unsafe { sock_of_file(self.file(i)) }
-        })
-    }
+    list.push(file).map_err(|_| EINVAL)
 }
 
-/// The address of slot `i` of a list's `fp` array, without a reference to the array.
-///
-/// # Safety
-///
-/// `p` is a valid list and `i < SCM_MAX_FD`.
-unsafe fn slot(p: *mut bindings::scm_fp_list, i: usize) -> *mut *mut bindings::file {
-    // SAFETY: `fp` has `SCM_MAX_FD` slots and `i` is below (safety requirements).
-    unsafe {
-        ptr::addr_of_mut!((*p).fp)
-            .cast::<*mut bindings::file>()
-            .add(i)
-    }
-}
-
-/// The socket of this family behind `file`, as `unix_get_socket()` finds an AF_UNIX
-/// one: a socket file (an `O_PATH` file has other file operations) whose `proto_ops`
-/// are of this family and which still has its `struct sock`.
-///
-/// # Safety
-///
-/// `file` is a file held for `'a` (its socket and `struct sock` live as long as it).
-unsafe fn sock_of_file<'a>(file: *mut bindings::file) -> Option<&'a Sock> {
-    if file.is_null() {
-        return None;
-    }
-    // SAFETY: `file` is held (safety requirements); `sock_from_file` checks its file
-    // operations. A socket's `ops` and `sk` are set at creation and cleared only at
-    // release, which cannot come while the file is held.
-    unsafe {
-        let sock = bindings::sock_from_file(file);
-        if sock.is_null() {
-            return None;
-        }
-        let ops = ptr::addr_of!((*sock).ops).read_volatile();
-        let sk = (*sock).sk;
-        if ops.is_null() || sk.is_null() || (*ops).family != crate::family() {
-            return None;
-        }
-        Some(Sock::from_raw(sk))
-    }
-}
-
-/// Whether `file` is an io_uring instance, which `scm_fp_copy()` refuses (`EINVAL`):
-/// `io_is_uring_fops()` is not exported, but an io_uring file is the anonymous inode
-/// named `[io_uring]`, and only io_uring makes one of that name.
-///
-/// # Safety
-///
-/// `file` is a held file.
-unsafe fn is_io_uring(file: *mut bindings::file) -> bool {
-    // SAFETY: A held file has its mode, inode, superblock and dentry, whose name is
-    // stable for an anonymous inode file (it cannot be renamed).
-    unsafe {
-        // An `O_PATH` file of an io_uring instance is not one (`empty_fops`).
-        if (*file).f_mode & bindings::AFUNIX_FMODE_PATH != 0 {
-            return false;
-        }
-        let inode = bindings::afunix_file_inode(file);
-        if (*(*inode).i_sb).s_magic as u64 != bindings::AFUNIX_ANON_INODE_FS_MAGIC as u64 {
-            return false;
-        }
-        let dentry = (*file).f_path.dentry;
-        let name = (*dentry).d_name.name;
-        let len = (*dentry).d_name.__bindgen_anon_1.__bindgen_anon_1.len as usize;
-        core::slice::from_raw_parts(name, len) == b"[io_uring]"
-    }
-}
-
-/// An fd list this value owns: a `struct scm_fp_list` (kmalloc'd) and a reference to
-/// each of its files.
-///
-/// # Invariants
-///
-/// `self.0` is a list from `afunix_fpl_alloc`, its header zeroed; its first `count`
-/// files are references it owns; `count_unix` of them are sockets of this family.
-pub(crate) struct FdList(NonNull<bindings::scm_fp_list>);
-
-// SAFETY: The list is plain memory and file references, usable from any thread.
-unsafe impl Send for FdList {}
-
-impl FdList {
-    /// An empty list with room for `SCM_MAX_FD` files.
-    pub(crate) fn new() -> Result<FdList> {
-        // SAFETY: No requirements; process context (sendmsg, recvmsg).
-        let p = NonNull::new(unsafe { bindings::afunix_fpl_alloc() }).ok_or(ENOMEM)?;
-        // SAFETY: Just allocated, `sizeof(struct scm_fp_list)` bytes: the header (every
-        // field before `fp`: counts, AF_UNIX's collector fields, `user`) is zeroed, as
-        // `scm_fp_copy()` sets it; the slots are written as files are added.
-        unsafe {
-            ptr::write_bytes(
-                p.as_ptr().cast::<u8>(),
-                0,
-                core::mem::offset_of!(bindings::scm_fp_list, fp),
-            );
-            (*p.as_ptr()).max = SCM_MAX_FD as i16;
-        }
-        // INVARIANT: An empty list.
-        Ok(FdList(p))
-    }
-
-    /// Adds the caller's `fd` (`scm_fp_copy()`): `EINVAL` when the list is full or for
-    /// an io_uring file, `EBADF` when `fd` is not open. `O_PATH` files are allowed.
-    pub(crate) fn push_fd(&mut self, fd: i32) -> Result {
-        if self.len() >= SCM_MAX_FD {
-            return Err(EINVAL);
-        }
-        let fd = u32::try_from(fd).map_err(|_| EBADF)?;
-        // SAFETY: Looks the fd up in the caller's table; a file found is held.
-        let file = unsafe { bindings::fget_raw(fd) };
-        if file.is_null() {
-            return Err(EBADF);
-        }
-        // SAFETY: `file` is held.
-        if unsafe { is_io_uring(file) } {
-            // SAFETY: The reference just taken.
-            unsafe { bindings::fput(file) };
-            return Err(EINVAL);
-        }
-        let p = self.0.as_ptr();
-        // SAFETY: The list has a free slot (checked above); the reference moves into
-        // it. The socket check borrows the file, now held by the list.
-        unsafe {
-            let n = (*p).count as usize;
-            slot(p, n).write(file);
-            (*p).count += 1;
-            if sock_of_file(file).is_some() {
-                (*p).count_unix += 1;
-            }
-        }
-        Ok(())
-    }
-
-    /// A copy of `src` that holds a reference of its own to each file (AF_UNIX's
-    /// `scm_fp_dup()`, for `MSG_PEEK`), made in `self`, an empty list. Takes no lock
-    /// and does not allocate: it may run under a spinlock.
-    pub(crate) fn dup_of(self, src: &Fds) -> FdList {
-        let n = src.len();
-        let p = self.0.as_ptr();
-        // SAFETY: `self` is empty with `SCM_MAX_FD` slots and `n <= SCM_MAX_FD`; `src`
-        // holds each of its files, so taking another reference is valid.
-        unsafe {
-            for i in 0..n {
-                slot(p, i).write(bindings::afunix_get_file(src.file(i)));
-            }
-            (*p).count = n as i16;
-            (*p).count_unix = (*src.as_ptr()).count_unix;
-        }
-        self
-    }
-
-    /// Gives the list up, to be stored in an skb's control block.
-    pub(crate) fn into_raw(self) -> *mut bindings::scm_fp_list {
-        let p = self.0.as_ptr();
-        core::mem::forget(self);
-        p
-    }
-
-    /// Takes back a list given up by [`FdList::into_raw`].
-    ///
-    /// # Safety
-    ///
-    /// `ptr` came from `into_raw` and is not used by anyone else from now on.
-    pub(crate) unsafe fn from_raw(ptr: NonNull<bindings::scm_fp_list>) -> FdList {
-        // INVARIANT: A list of `into_raw` (safety requirements).
-        FdList(ptr)
-    }
-
-    /// Installs the files in the caller's fd table and reports them in an
-    /// `SCM_RIGHTS` control message (`scm_detach_fds()`: `MSG_CMSG_CLOEXEC`, and
-    /// `MSG_CTRUNC` with the files that do not fit dropped). A kernel caller's control
-    /// buffer (which `scm_detach_fds()` refuses) gets `MSG_CTRUNC` and no files.
-    pub(crate) fn install(self, m: &mut Msg) {
-        if !m.control_is_user() {
-            m.add_flags(bindings::AFUNIX_MSG_CTRUNC);
-            return;
-        }
-        // SAFETY: A zeroed `scm_cookie` is an empty one.
-        let mut scm: bindings::scm_cookie = unsafe { core::mem::zeroed() };
-        scm.fp = self.into_raw();
-        // SAFETY: `m` is the live msghdr of a receive with a user control buffer; the
-        // list (a kmalloc'd `scm_fp_list` holding its files) is handed over:
-        // `scm_detach_fds` installs what fits and frees the list (`__scm_destroy`).
-        unsafe { bindings::scm_detach_fds(m.as_ptr(), &mut scm) };
-    }
-}
-
-impl core::ops::Deref for FdList {
-    type Target = Fds;
-
-    fn deref(&self) -> &Fds {
-        // SAFETY: A valid list (type invariant), borrowed with `self`.
-        unsafe { Fds::from_raw(self.0.as_ptr()) }
-    }
-}
-
-impl Drop for FdList {
-    fn drop(&mut self) {
-        let n = self.len();
-        // SAFETY: The list owns a reference to each of its first `count` files (type
-        // invariant), put here in reverse order as `__scm_destroy()`; then the list,
-        // from kmalloc, is freed.
-        unsafe {
-            for i in (0..n).rev() {
-                bindings::fput(self.file(i));
-            }
-            bindings::kfree(self.0.as_ptr().cast());
-        }
+/// Installs the files of a receive in the caller's fd table, reported in an
+/// `SCM_RIGHTS` control message ([`FdList::install`]). A kernel caller's control buffer
+/// gets `MSG_CTRUNC` and no files (the list is put).
+pub(crate) fn install(fds: FdList, m: &mut Msg) {
+    if let Err(fds) = fds.install(m) {
+        m.add_flags(msg::CTRUNC);
+        drop(fds);
     }
 }

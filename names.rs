@@ -3,9 +3,11 @@
 //! Binding and finding sockets by name: `bind()`, the lookups of connect/sendto
 //! (`unix_find_other()`), and the names `getsockname()`/`getpeername()` report.
 //!
-//! Safe code only: tables in [`crate::hash`], the VFS in [`crate::vfs`].
+//! Tables in [`crate::hash`], the VFS in [`crate::vfs`].
 
-use crate::addr::{Address, Name, SunAddr, UnixAddress, AF_UNIX, PATH_OFFSET};
+#![deny(unsafe_code)]
+
+use crate::addr::{Address, Name, SunAddr, UnixAddress, PATH_OFFSET};
 use crate::autobind::autobind;
 use crate::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
 use crate::hash::{self, Bucket};
@@ -18,17 +20,12 @@ use kernel::types::ARef;
 /// `bind()`: autobind for a bare family, else a pathname or abstract name.
 ///
 /// Out of line under a fixed symbol name: the kprobe target that matches AF_UNIX's
-/// `unix_bind` (`make bench` traces both).
+/// `unix_bind` (`make bench` traces both). Called from Rust only, with the Rust ABI.
+#[allow(unsafe_code, reason = "no_mangle: a fixed symbol for kprobes, nothing else")]
 #[no_mangle]
 #[inline(never)]
-#[expect(
-    improper_ctypes_definitions,
-    reason = "called from Rust only; C ABI for kprobes"
-)]
-pub(crate) extern "C" fn rust_afunix_bind(sk: &Sock, sun: &SunAddr) -> Result {
-    if sun.len() == PATH_OFFSET
-        && (sun.family() == AF_UNIX || i32::from(sun.family()) == crate::family())
-    {
+pub(crate) fn rust_afunix_bind(sk: &Sock, sun: &SunAddr) -> Result {
+    if sun.len() == PATH_OFFSET && sun.family_ok() {
         return autobind(sk);
     }
     let name = sun.validate()?;
@@ -91,7 +88,7 @@ fn bind_bsd(sk: &Sock, addr: Address) -> Result {
             inode.unlink();
             return Err(e);
         }
-        inode.record_in(sk);
+        inode.record_in(sk, hash::inode_key(inode.inode()));
     }
     hash::bsd_insert(sk);
     drop(b);

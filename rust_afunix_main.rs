@@ -44,11 +44,6 @@ module! {
     license: "GPL",
 }
 
-/// The family number this module registered (the `family` parameter).
-pub(crate) fn family() -> core::ffi::c_int {
-    api::family::number()
-}
-
 struct RustAfUnix {
     /// The family, its socket types and sock_diag handler; unregistered first.
     _family: api::family::Registration,

@@ -66,7 +66,7 @@ impl SunAddr {
     /// Whether `sun_family` names this family: `AF_UNIX` or the module's number.
     pub(crate) fn family_ok(&self) -> bool {
         let f = self.family();
-        f == AF_UNIX || i32::from(f) == crate::api::family::number()
+        f == AF_UNIX || i32::from(f) == crate::api::param::family()
     }
 
     /// `unix_validate_addr()`: a length in (2, 110] and this family.
@@ -102,7 +102,7 @@ pub(crate) struct Address {
 impl Address {
     fn with_family() -> Address {
         let mut bytes = [0u8; SUN_LEN + 1];
-        bytes[..PATH_OFFSET].copy_from_slice(&(crate::api::family::number() as u16).to_ne_bytes());
+        bytes[..PATH_OFFSET].copy_from_slice(&(crate::api::param::family() as u16).to_ne_bytes());
         Address {
             len: PATH_OFFSET as i32,
             bytes,

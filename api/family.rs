@@ -9,6 +9,7 @@
 //! one [`SocketOps`] per socket type; the crate root registers them.
 
 use crate::api::bindings;
+use crate::api::param;
 use crate::api::sock::{Sock, UnixSock};
 use crate::api::socket::{proto_ops, SocketOps};
 use core::ffi::c_int;
@@ -19,13 +20,6 @@ use kernel::prelude::*;
 
 /// `AF_MAX` (= `NPROTO`) of 6.12: `sock_register` refuses numbers from here on.
 const AF_MAX: c_int = 46;
-
-/// The family number this module registers (the `family` module parameter).
-#[inline]
-pub(crate) fn number() -> c_int {
-    // SAFETY: The parameter is read-only (0444) after load.
-    unsafe { ptr::addr_of!(bindings::afunix_family).read() }
-}
 
 /// The socket types, and which `proto_ops` table each one uses.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -115,7 +109,7 @@ impl<F: FamilyOps> Adapter<F> {
                 Sock::alloc(
                     net,
                     sock,
-                    number(),
+                    param::family(),
                     prot,
                     kern,
                     Self::write_space,
@@ -205,14 +199,14 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    /// Registers the family [`number()`] with `F`'s creation and hooks, `S`, `D` and
+    /// Registers the family [`param::family()`] with `F`'s creation and hooks, `S`, `D` and
     /// `Q` as the operations of stream, datagram and seqpacket sockets, and the
     /// sock_diag handler `diag` (optional: a failed registration of it is logged).
     pub(crate) fn new<F: FamilyOps, S: SocketOps, D: SocketOps, Q: SocketOps>(
         module: &'static ThisModule,
         diag: impl FnOnce(u8, *mut bindings::module) -> bindings::sock_diag_handler,
     ) -> Result<Registration> {
-        let fam = number();
+        let fam = param::family();
         if fam <= 0 || fam >= AF_MAX {
             pr_err!(
                 "family={} is not a usable family number: pick a free one in 1..{} (see README)\n",

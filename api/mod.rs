@@ -9,8 +9,13 @@
 
 pub(crate) mod addr;
 pub(crate) mod bindings;
+pub(crate) mod cmsg;
+pub(crate) mod cred;
 pub(crate) mod error;
 pub(crate) mod family;
+pub(crate) mod file;
+pub(crate) mod param;
 pub(crate) mod sock;
 pub(crate) mod socket;
 pub(crate) mod sync;
+pub(crate) mod vfs;

@@ -7,12 +7,12 @@
 //! files work with the safe types of this file only.
 
 use crate::addr::{Address, SunAddr, UnixAddress, SUN_LEN};
+use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
+use crate::api::file::{FdList, Fds};
+use crate::api::vfs::HeldPath;
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
-use crate::files::{FdList, Fds};
-use crate::scm::{Creds, Kgid, Kuid, Pid};
 use crate::sync::SpinGuard;
-use crate::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::pin::Pin;
@@ -2229,7 +2229,7 @@ impl SkbView {
         let cb = self.cb();
         // SAFETY: As in `creds`; the pid is only compared.
         unsafe {
-            crate::scm::same_pid(creds.pid.as_ref(), (*cb).pid)
+            same_pid(creds.pid.as_ref(), (*cb).pid)
                 && (*cb).uid.val == creds.uid.0
                 && (*cb).gid.val == creds.gid.0
         }
@@ -2395,7 +2395,7 @@ pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&
             b.len()
         }
         None => {
-            let fam = (crate::api::family::number() as u16).to_ne_bytes();
+            let fam = (crate::api::param::family() as u16).to_ne_bytes();
             // SAFETY: Three bytes into a 128-byte buffer.
             unsafe {
                 ptr::copy_nonoverlapping(fam.as_ptr(), dst, 2);
