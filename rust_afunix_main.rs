@@ -149,7 +149,7 @@ unsafe extern "C" fn create(
                 prot,
                 kern,
                 sock::max_dgram_qlen(net),
-                wakeup::write_space,
+                api::wait::WriteSpaceAdapter::<wakeup::Wakeup>::write_space,
                 destruct,
             )
         };

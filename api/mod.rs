@@ -10,6 +10,8 @@
 pub(crate) mod addr;
 pub(crate) mod bindings;
 pub(crate) mod error;
+pub(crate) mod inflight;
 pub(crate) mod sock;
 pub(crate) mod socket;
 pub(crate) mod sync;
+pub(crate) mod wait;
