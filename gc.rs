@@ -49,16 +49,19 @@
 //! each see only their own queues: such a cycle stays until the netns or the module
 //! goes away, or never. See README.md, "Limits".
 //!
-//! Safe code only: the raw lists and queues are in [`crate::sock`] and
-//! [`crate::files`].
+//! Safe code only: the raw lists and queues, and the slot that publishes the collector,
+//! are in [`crate::api::inflight`]; the fd lists in [`crate::files`].
 
-use crate::error::ETOOMANYREFS;
+#![deny(unsafe_code)]
+
+use crate::api::error::ETOOMANYREFS;
+use crate::api::inflight::{new_gc_lock, ArcSlot, InflightList, Published, SkbList, NOT_CANDIDATE};
+use crate::api::sock::state::LISTEN;
+use crate::api::sock::{flush_work, IoGuard, QueuedSkb, Skb, Sock};
+use crate::api::sync::SpinLock;
 use crate::files::{FdList, Fds, SCM_MAX_FD};
 use crate::scm::{self, Kuid};
-use crate::sock::state::LISTEN;
-use crate::sock::{InflightList, IoGuard, QueuedSkb, Skb, SkbList, Sock, NOT_CANDIDATE};
-use crate::sync::SpinLock;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use kernel::alloc::{flags::GFP_KERNEL, flags::GFP_NOWAIT, KVVec};
 use kernel::prelude::*;
 use kernel::rbtree::{RBTree, RBTreeNodeReservation};
@@ -164,16 +167,15 @@ impl WorkItem for Gc {
     }
 }
 
-/// The collector of the loaded module (`Arc::into_raw`), or NULL.
-static GC: AtomicPtr<Gc> = AtomicPtr::new(core::ptr::null_mut());
+/// The collector of the loaded module.
+static GC: ArcSlot<Gc> = ArcSlot::new();
 
-/// The module's reference to the collector, published while it lives.
-pub(crate) struct GcHandle(*const Gc);
-
-// SAFETY: An `Arc<Gc>` in raw form; `Gc` is `Send + Sync`.
-unsafe impl Send for GcHandle {}
-// SAFETY: As above; `GcHandle` has no `&self` methods.
-unsafe impl Sync for GcHandle {}
+/// The module's reference to the collector, published while it lives; dropped after
+/// the module's workqueue (on which runs are queued) is destroyed and every socket of
+/// this family is gone.
+pub(crate) struct GcHandle {
+    _gc: Published<Gc>,
+}
 
 impl GcHandle {
     /// Makes the collector and publishes it.
@@ -186,39 +188,23 @@ impl GcHandle {
         };
         let gc = Arc::pin_init(
             pin_init!(Gc {
-                state <- SpinLock::new(state, crate::bindings::afunix_gc_lock_init),
+                state <- new_gc_lock(state),
                 work <- kernel::new_work!("rust_afunix:gc"),
                 in_progress: AtomicBool::new(false),
                 total: AtomicUsize::new(0),
             }),
             GFP_KERNEL,
         )?;
-        let p = Arc::into_raw(gc);
-        GC.store(p.cast_mut(), Ordering::Release);
-        Ok(GcHandle(p))
-    }
-}
-
-impl Drop for GcHandle {
-    fn drop(&mut self) {
-        GC.store(core::ptr::null_mut(), Ordering::Release);
-        // SAFETY: From `Arc::into_raw` in `new`; the module's workqueue, on which runs
-        // are queued, was destroyed before (so no run holds a borrow of it), and no
-        // socket (the other users) is left.
-        drop(unsafe { Arc::from_raw(self.0) });
+        Ok(GcHandle {
+            _gc: GC.publish(gc)?,
+        })
     }
 }
 
 /// The collector, while the module is loaded.
+#[inline]
 fn gc() -> Option<ArcBorrow<'static, Gc>> {
-    let p = GC.load(Ordering::Acquire);
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: A published pointer is an `Arc::into_raw` whose reference the module
-    // holds until `GcHandle::drop`, which runs after every socket and skb of this
-    // family (the callers) is gone.
-    Some(unsafe { ArcBorrow::from_raw(p) })
+    GC.get()
 }
 
 /// Queues a run (AF_UNIX's `unix_gc()`).
@@ -259,7 +245,7 @@ pub(crate) fn throttle(fds: Option<&Fds>) {
         return;
     }
     if gc.in_progress.load(Ordering::Acquire) {
-        crate::sock::flush_work(&gc.work);
+        flush_work(&gc.work);
     }
 }
 

@@ -22,6 +22,7 @@ use kernel::types::ARef;
 pub(crate) struct Family;
 
 impl FamilyOps for Family {
+    type Wake = wakeup::Wakeup;
     fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
         proto::check_create(ty, protocol)
     }

@@ -531,7 +531,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
                 // a poll for POLLOUT learns of it (`unix_dgram_peer_wake_me()`).
                 let (gs, go) = Sock::lock_pair(sk, &o);
                 let connected = gs.peer().is_some_and(|p| core::ptr::eq(p, &*o));
-                if !connected || wakeup::peer_wake_me(sk, &o) {
+                if !connected || wakeup::peer_wake_me(&gs, &o) {
                     return Err(EAGAIN);
                 }
                 // Room was made meanwhile: try again.
@@ -1069,7 +1069,7 @@ pub(crate) fn dgram_poll(sk: &Sock, requested: u32) -> u32 {
         if let Some(other) = g.peer() {
             // A receiver not connected back, with a full queue: not writable, and the
             // relay will wake us when it makes room.
-            if !other.peer_is(sk) && other.rcvq_full() && wakeup::peer_wake_me(sk, other) {
+            if !other.peer_is(sk) && other.rcvq_full() && wakeup::peer_wake_me(&g, other) {
                 writable = false;
             }
         }

@@ -12,6 +12,7 @@ use crate::api::bindings;
 use crate::api::param;
 use crate::api::sock::{Sock, UnixSock};
 use crate::api::socket::{proto_ops, SocketOps};
+use crate::api::wait::{PeerWake, RelayAdapter};
 use core::ffi::c_int;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -34,6 +35,8 @@ pub(crate) enum Kind {
 
 /// The family's callbacks: socket creation and the hooks of its sockets.
 pub(crate) trait FamilyOps {
+    /// The relay of the sockets' `peer_wake` entries.
+    type Wake: PeerWake;
     /// Checks the arguments of `socket()`: the kind and the type to store in the
     /// socket (AF_UNIX's `unix_create()`).
     fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)>;
@@ -114,6 +117,7 @@ impl<F: FamilyOps> Adapter<F> {
                     kern,
                     Self::write_space,
                     Self::destruct,
+                    RelayAdapter::<F::Wake>::FUNC,
                 )
             };
             match r {

@@ -10,18 +10,17 @@ use crate::addr::{Address, SunAddr, UnixAddress, SUN_LEN};
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, Fds};
 use crate::api::vfs::HeldPath;
+use crate::api::inflight::InflightList;
+use crate::api::wait::WaitFunc;
 use crate::bindings;
 use crate::error::{Errno, EMSGSIZE};
 use crate::sync::SpinGuard;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
-use core::pin::Pin;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-use kernel::alloc::{flags::GFP_KERNEL, KBox};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
-use kernel::init::InPlaceInit;
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
 /// `sk_state` values (`include/net/tcp_states.h`), as AF_UNIX uses them.
@@ -298,7 +297,7 @@ impl Sock {
         self.0.get()
     }
 
-    fn unix(&self) -> *mut UnixSock {
+    pub(super) fn unix(&self) -> *mut UnixSock {
         // CAST: `sk` is the first field of `UnixSock` (type invariant).
         self.as_ptr().cast()
     }
@@ -319,6 +318,7 @@ impl Sock {
         kern: c_int,
         write_space: unsafe extern "C" fn(*mut bindings::sock),
         destruct: unsafe extern "C" fn(*mut bindings::sock),
+        relay: WaitFunc,
     ) -> Result<&'a Sock> {
         // GFP_KERNEL: `create` runs in process context without locks.
         let gfp = kernel::bindings::GFP_KERNEL;
@@ -332,7 +332,7 @@ impl Sock {
         // SAFETY: `sk` is the first field of a zeroed `UnixSock` of
         // `obj_size` bytes, not yet visible to anyone else.
         unsafe {
-            Sock::init_unix(sk);
+            Sock::init_unix(sk, Some(relay));
             (*sk).sk_allocation = kernel::bindings::GFP_KERNEL_ACCOUNT;
             (*sk).sk_write_space = Some(write_space);
             (*sk).sk_destruct = Some(destruct);
@@ -363,7 +363,8 @@ impl Sock {
                 return Err(kernel::error::code::ENOMEM);
             }
             bindings::sock_init_data(ptr::null_mut(), sk);
-            Sock::init_unix(sk);
+            // The relay of `self`'s `peer_wake`: the family's.
+            Sock::init_unix(sk, (*self.unix()).unix.peer_wake.func);
             bindings::afunix_set_sk_wq(
                 sk,
                 ptr::addr_of_mut!((*sk.cast::<UnixSock>()).unix.peer_wq),
@@ -383,13 +384,14 @@ impl Sock {
     }
 
     /// Initialises the module's part of a new socket (AF_UNIX's `unix_create1()`): its
-    /// locks and `peer_wait`, no peer, and the `peer_wake` relay, not hooked.
+    /// locks and `peer_wait`, no peer, and the `peer_wake` relay `relay`, not hooked.
     ///
     /// # Safety
     ///
     /// `sk` is the first field of a `UnixSock` just allocated by `sk_alloc`,
-    /// not yet visible to anyone else.
-    unsafe fn init_unix(sk: *mut bindings::sock) {
+    /// not yet visible to anyone else; `relay` is a wake function for its `peer_wake`
+    /// ([`crate::api::wait::RelayAdapter`]).
+    unsafe fn init_unix(sk: *mut bindings::sock, relay: Option<WaitFunc>) {
         // CAST: `sk` is the first field of a `UnixSock` (safety requirements).
         let u = sk.cast::<UnixSock>();
         // SAFETY: `u` is valid and nobody else sees it (safety requirements); each
@@ -407,7 +409,7 @@ impl Sock {
             bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
             (*u).unix.peer_wake.flags = 0;
             (*u).unix.peer_wake.private = ptr::null_mut();
-            (*u).unix.peer_wake.func = Some(crate::wakeup::peer_wake_relay);
+            (*u).unix.peer_wake.func = relay;
         }
     }
 
@@ -708,7 +710,7 @@ impl Sock {
     }
 
     /// Takes the lock of the receive queue.
-    fn rcvq_lock(&self) -> RcvqGuard<'_> {
+    pub(super) fn rcvq_lock(&self) -> RcvqGuard<'_> {
         // SAFETY: A field of a live socket.
         let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
@@ -1051,7 +1053,7 @@ impl Sock {
         };
     }
 
-    fn oob_slot(&self) -> &AtomicPtr<bindings::sk_buff> {
+    pub(super) fn oob_slot(&self) -> &AtomicPtr<bindings::sk_buff> {
         // SAFETY: A field of a live socket, only accessed atomically.
         unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).unix.oob_skb)) }
     }
@@ -1327,14 +1329,14 @@ impl Sock {
 }
 
 /// The lock of a socket's receive queue, held: queued skbs stay queued.
-struct RcvqGuard<'a> {
+pub(super) struct RcvqGuard<'a> {
     sk: &'a Sock,
     _lock: SpinGuard,
 }
 
 impl RcvqGuard<'_> {
     /// The first skb of the queue, or the one after `after`.
-    fn peek(&self, after: Option<&SkbView>) -> Option<&SkbView> {
+    pub(super) fn peek(&self, after: Option<&SkbView>) -> Option<&SkbView> {
         // SAFETY: The queue lock is held, so the skbs are queued and valid while this
         // guard lives; `skb_peek`/`skb_peek_next` only read the list links.
         unsafe {
@@ -1894,7 +1896,7 @@ impl Skb {
     /// # Safety
     ///
     /// The caller must own `ptr` and give it up.
-    unsafe fn from_raw(ptr: NonNull<bindings::sk_buff>) -> Skb {
+    pub(super) unsafe fn from_raw(ptr: NonNull<bindings::sk_buff>) -> Skb {
         // INVARIANT: Ownership comes from the caller.
         Skb(ptr)
     }
@@ -2462,12 +2464,13 @@ pub(crate) fn random_u32() -> u32 {
     unsafe { bindings::get_random_u32() }
 }
 
-/// `SCM_RIGHTS` on skbs, and what the collector reads of sockets in flight.
+/// `SCM_RIGHTS` on skbs (the collector's list of sockets in flight, and its walk of
+/// their queues, are in [`crate::api::inflight`]).
 impl Skb {
     /// Attaches an fd list sent by `uid` to a data skb of [`Skb::alloc_from_msg`], not
     /// queued yet (AF_UNIX's `unix_attach_fds()`); the list must be accounted as in
-    /// flight (see [`crate::gc::attach`]) before, and is put by the skb's destructor
-    /// unless taken back.
+    /// flight (by the collector) before, and is put by the skb's destructor unless
+    /// taken back.
     pub(crate) fn set_fds(&mut self, fds: FdList, uid: Kuid) {
         let cb = self.view().cb();
         // SAFETY: We own the skb and it is not queued: no one else reads its `cb`.
@@ -2528,7 +2531,7 @@ impl SkbView {
     }
 
     /// The embryo a carrier skb (of a listener's queue) brings, borrowed with it.
-    fn embryo(&self) -> Option<&Sock> {
+    pub(super) fn embryo(&self) -> Option<&Sock> {
         // SAFETY: `cb` is the module's. A carrier holds a reference to its embryo,
         // which is `skb->sk` (see `Skb::take_embryo`), for as long as it is queued.
         unsafe {
@@ -2541,237 +2544,22 @@ impl SkbView {
     }
 }
 
-/// The collector's list of the sockets of this family in flight (their file is in an
-/// fd list in flight), and their per-socket fields (`gc_link`, `inflight`, `gc_index`
-/// of `UnixSock`).
-///
-/// It lives inside the collector's lock ([`crate::gc`]): a `&InflightList` or
-/// `&mut InflightList` is the proof that the lock is held, and is the only way to the
-/// per-socket fields.
-///
-/// # Invariants
-///
-/// `head` is an initialised list head whose entries are the `gc_link`s of the sockets
-/// whose `inflight` is not 0. Each such socket is alive: a list in flight holds its
-/// file, and the list is taken out of flight ([`InflightList::put`]) before it puts
-/// the file.
-pub(crate) struct InflightList {
-    head: Pin<KBox<Opaque<bindings::list_head>>>,
-}
-
-// SAFETY: The list is only used under the collector's lock, from any thread.
-unsafe impl Send for InflightList {}
-
-/// The index of a socket that is not a candidate of the collector's run.
-pub(crate) const NOT_CANDIDATE: u32 = u32::MAX;
-
-impl InflightList {
-    /// An empty list.
-    pub(crate) fn new() -> Result<InflightList> {
-        let head = KBox::pin_init(
-            Opaque::ffi_init(|p| {
-                // SAFETY: `p` is the head's storage, initialised here.
-                unsafe { bindings::afunix_list_init(p) }
-            }),
-            GFP_KERNEL,
-        )?;
-        // INVARIANT: Initialised, empty.
-        Ok(InflightList { head })
-    }
-
-    fn fields(sk: &Sock) -> *mut UnixSock {
-        sk.unix()
-    }
-
-    /// One more reference to `sk`'s file goes in flight; true if it was not in flight.
-    pub(crate) fn get(&mut self, sk: &Sock) -> bool {
-        let u = Self::fields(sk);
-        // SAFETY: The collector's lock is held (`&mut self`), which guards these
-        // fields; `sk` is alive (borrowed).
-        unsafe {
-            (*u).inflight += 1;
-            if (*u).inflight == 1 {
-                bindings::afunix_list_add_tail(ptr::addr_of_mut!((*u).gc_link), self.head.get());
-                return true;
-            }
-        }
-        false
-    }
-
-    /// One reference to `sk`'s file leaves flight (before it is put); true if it was
-    /// the last.
-    pub(crate) fn put(&mut self, sk: &Sock) -> bool {
-        let u = Self::fields(sk);
-        // SAFETY: As in `get`. A socket whose file was in flight is on the list.
-        unsafe {
-            if (*u).inflight == 0 {
-                return false;
-            }
-            (*u).inflight -= 1;
-            if (*u).inflight == 0 {
-                bindings::afunix_list_del(ptr::addr_of_mut!((*u).gc_link));
-                return true;
-            }
-        }
-        false
-    }
-
-    /// References to `sk`'s file in flight.
-    pub(crate) fn inflight(&self, sk: &Sock) -> usize {
-        // SAFETY: As in `get` (`&self`: the lock is held, no writer).
-        unsafe { (*Self::fields(sk)).inflight }
-    }
-
-    /// All references to the file of `sk`, a socket in flight (`file_count()`).
-    pub(crate) fn file_refs(&self, sk: &Sock) -> usize {
-        // SAFETY: A socket in flight has its `struct socket` and file, held by a list
-        // in flight, which cannot leave flight while the lock (`&self`) is held.
-        unsafe {
-            let sock = (*sk.as_ptr()).sk_socket;
-            if sock.is_null() || (*sock).file.is_null() {
-                return usize::MAX;
-            }
-            bindings::afunix_file_count((*sock).file) as usize
-        }
-    }
-
-    /// The socket's index among the candidates of this run.
-    pub(crate) fn index(&self, sk: &Sock) -> u32 {
-        // SAFETY: As in `inflight`.
-        unsafe { (*Self::fields(sk)).gc_index }
-    }
-
-    /// Sets the socket's index among the candidates of this run.
-    pub(crate) fn set_index(&self, sk: &Sock, i: u32) {
-        // SAFETY: As in `inflight`; the lock is held by this thread, which is the only
-        // one to reach this field, and no reference to it exists.
-        unsafe { (*Self::fields(sk)).gc_index = i };
-    }
-
-    /// The sockets in flight.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Sock> {
-        let head = self.head.get();
-        // SAFETY: The list is initialised (type invariant); read under the lock.
-        let mut pos = unsafe { (*head).next };
-        core::iter::from_fn(move || {
-            if pos == head {
-                return None;
-            }
-            // SAFETY: `pos` is the `gc_link` of a socket in flight (type invariant),
-            // alive while the lock (`&self`) is held. CAST: `container_of`.
-            unsafe {
-                let off = core::mem::offset_of!(UnixSock, gc_link);
-                let u = pos.cast::<u8>().sub(off).cast::<UnixSock>();
-                pos = (*pos).next;
-                Some(Sock::from_raw(ptr::addr_of_mut!((*u).unix.sk)))
-            }
-        })
-    }
-}
-
+/// The receive queue's head, and an embryo's queue lock (the collector's walk of a
+/// listener's embryos, [`crate::api::inflight`], takes it).
 impl Sock {
-    /// Calls `f` with each fd list queued on this socket, or for a listener on its
-    /// embryos (whose fds the listener holds until it accepts them), under the queues'
-    /// locks; `_gc` is the proof that the collector's lock is held.
-    pub(crate) fn scan_fds(&self, _gc: &InflightList, mut f: impl FnMut(&Fds)) {
-        let listener = self.state() == state::LISTEN;
-        let q = self.rcvq_lock();
-        let mut skb = q.peek(None);
-        while let Some(s) = skb {
-            if listener {
-                if let Some(e) = s.embryo() {
-                    let eq = e.rcvq_lock_embryo();
-                    let mut es = eq.peek(None);
-                    while let Some(x) = es {
-                        if let Some(fds) = x.fds() {
-                            f(fds);
-                        }
-                        es = eq.peek(Some(x));
-                    }
-                }
-            } else if let Some(fds) = s.fds() {
-                f(fds);
-            }
-            skb = q.peek(Some(s));
-        }
-    }
-
-    /// Moves every skb queued on this socket, or for a listener on its embryos, to
-    /// `hit` (the collector's hit list, AF_UNIX's `unix_collect_skb()`).
-    pub(crate) fn splice_queues(&self, _gc: &InflightList, hit: &SkbList) {
-        let listener = self.state() == state::LISTEN;
-        let q = self.rcvq_lock();
-        if !listener {
-            self.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
-            // SAFETY: The queue's lock is held; `hit` is the collector's private list.
-            unsafe { bindings::afunix_skb_queue_splice_tail_init(self.rcvq_ptr(), hit.as_ptr()) };
-            return;
-        }
-        let mut skb = q.peek(None);
-        while let Some(s) = skb {
-            if let Some(e) = s.embryo() {
-                let _eq = e.rcvq_lock_embryo();
-                e.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
-                // SAFETY: The embryo's queue lock is held; `hit` is private.
-                unsafe { bindings::afunix_skb_queue_splice_tail_init(e.rcvq_ptr(), hit.as_ptr()) };
-            }
-            skb = q.peek(Some(s));
-        }
-    }
-
-    fn rcvq_ptr(&self) -> *mut bindings::sk_buff_head {
+    pub(super) fn rcvq_ptr(&self) -> *mut bindings::sk_buff_head {
         // SAFETY: A field of a live socket.
         unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue) }
     }
 
     /// Takes the lock of an embryo's receive queue under its listener's
     /// (listener before embryo: the inverse order never happens).
-    fn rcvq_lock_embryo(&self) -> RcvqGuard<'_> {
+    pub(super) fn rcvq_lock_embryo(&self) -> RcvqGuard<'_> {
         // SAFETY: A field of a live socket.
         let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
         // `sock_init_data`, taken nested in its listener's queue lock.
         let _lock = unsafe { SpinGuard::lock_nested(lock) };
         RcvqGuard { sk: self, _lock }
-    }
-}
-
-/// A private list of skbs (the collector's hit list), freed on drop.
-///
-/// # Invariants
-///
-/// `self.0` is an initialised `sk_buff_head` that owns its skbs; no one else uses it.
-pub(crate) struct SkbList(Pin<KBox<Opaque<bindings::sk_buff_head>>>);
-
-impl SkbList {
-    /// An empty list.
-    pub(crate) fn new() -> Result<SkbList> {
-        let head = KBox::pin_init(
-            Opaque::ffi_init(|p| {
-                // SAFETY: `p` is the head's storage, initialised here.
-                unsafe { bindings::afunix_skb_queue_head_init(p) }
-            }),
-            GFP_KERNEL,
-        )?;
-        // INVARIANT: Initialised and empty.
-        Ok(SkbList(head))
-    }
-
-    fn as_ptr(&self) -> *mut bindings::sk_buff_head {
-        self.0.get()
-    }
-}
-
-impl Drop for SkbList {
-    fn drop(&mut self) {
-        loop {
-            // SAFETY: A private list (type invariant): no lock is needed.
-            let skb = unsafe { bindings::afunix_skb_dequeue_unlocked(self.as_ptr()) };
-            let Some(skb) = NonNull::new(skb) else {
-                return;
-            };
-            // SAFETY: Dequeued from a list that owned it.
-            drop(unsafe { Skb::from_raw(skb) });
-        }
     }
 }
