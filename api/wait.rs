@@ -344,7 +344,7 @@ impl<T: PeerWake> RelayAdapter<T> {
     ) -> c_int {
         // SAFETY: `container_of`: `q` is the `peer_wake` of a `UnixSock`, whose first
         // field is its `struct sock` (safety requirements).
-        let u = unsafe { q.byte_sub(offset_of!(UnixSock, peer_wake)) };
+        let u = unsafe { q.byte_sub(offset_of!(UnixSock, unix.peer_wake)) };
         // SAFETY: As above: a live socket of this family.
         let sk = unsafe { Sock::from_raw(u.cast()) };
         // INVARIANT: Called by the wakeup of the queue `q` is on, under its lock.
