@@ -3,7 +3,9 @@
 //! The protocol: socket creation, socketpair, release, shutdown, the data path and poll
 //! of the three socket types, as `net/unix/af_unix.c` of 6.12 does them.
 //!
-//! Safe code only: the C API is reached through [`crate::sock`] and [`crate::wakeup`].
+//! The C API is reached through [`crate::api`].
+
+#![deny(unsafe_code)]
 
 use crate::addr::{SunAddr, UnixAddress, AF_UNSPEC};
 use crate::api::family::Kind;
@@ -16,7 +18,7 @@ use crate::error::{
 use crate::gc;
 use crate::names;
 use crate::oob;
-use crate::sock::Pipe;
+use crate::sock::{Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
     ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
@@ -41,11 +43,7 @@ const PF_UNIX: i32 = 1;
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
 
-/// `PAGE_SIZE`, from the kernel's headers.
-const PAGE_SIZE: usize = crate::bindings::AFUNIX_PAGE_SIZE as usize;
 
-/// `MAX_SKB_FRAGS` (`CONFIG_MAX_SKB_FRAGS`), from the kernel's headers.
-const MAX_SKB_FRAGS: usize = crate::bindings::AFUNIX_MAX_SKB_FRAGS as usize;
 
 /// Live sockets of this family, as AF_UNIX's `unix_nr_socks`.
 static NR_SOCKS: AtomicI64 = AtomicI64::new(0);
@@ -199,10 +197,7 @@ pub(crate) fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>
 /// `ioctl()` (`unix_ioctl()`): `SIOCOUTQ`, `SIOCINQ`, `SIOCUNIXFILE`, `SIOCATMARK`;
 /// `None` for a command the socket core should try elsewhere (`ENOIOCTLCMD`).
 pub(crate) fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
-    use crate::bindings::{
-        AFUNIX_SIOCATMARK as SIOCATMARK, AFUNIX_SIOCINQ as SIOCINQ, AFUNIX_SIOCOUTQ as SIOCOUTQ,
-        AFUNIX_SIOCUNIXFILE as SIOCUNIXFILE,
-    };
+    use crate::api::sock::ioctl::{SIOCATMARK, SIOCINQ, SIOCOUTQ, SIOCUNIXFILE};
     let answer = match cmd {
         SIOCOUTQ => Ok(IoctlAnswer::Int(sk.outq_len() as i32)),
         SIOCINQ => {

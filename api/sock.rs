@@ -89,6 +89,26 @@ mod sock_flag {
     pub(super) const PASSPIDFD: u32 = bindings::SOCK_PASSPIDFD;
 }
 
+/// The ioctls of the family (`unix_ioctl()`).
+pub(crate) mod ioctl {
+    use crate::api::bindings;
+
+    /// `SIOCOUTQ`.
+    pub(crate) const SIOCOUTQ: u32 = bindings::AFUNIX_SIOCOUTQ;
+    /// `SIOCINQ`.
+    pub(crate) const SIOCINQ: u32 = bindings::AFUNIX_SIOCINQ;
+    /// `SIOCUNIXFILE`.
+    pub(crate) const SIOCUNIXFILE: u32 = bindings::AFUNIX_SIOCUNIXFILE;
+    /// `SIOCATMARK`.
+    pub(crate) const SIOCATMARK: u32 = bindings::AFUNIX_SIOCATMARK;
+}
+
+/// `PAGE_SIZE`, from the kernel's headers.
+pub(crate) const PAGE_SIZE: usize = bindings::AFUNIX_PAGE_SIZE as usize;
+
+/// `MAX_SKB_FRAGS` (`CONFIG_MAX_SKB_FRAGS`), from the kernel's headers.
+pub(crate) const MAX_SKB_FRAGS: usize = bindings::AFUNIX_MAX_SKB_FRAGS as usize;
+
 /// `sk_wake_async()` arguments.
 pub(crate) mod wake_async {
     /// `SOCK_WAKE_WAITD`.
