@@ -21,7 +21,11 @@ use kernel::types::ARef;
 ///
 /// Out of line under a fixed symbol name: the kprobe target that matches AF_UNIX's
 /// `unix_bind` (`make bench` traces both). Called from Rust only, with the Rust ABI.
-#[allow(unsafe_code, reason = "no_mangle: a fixed symbol for kprobes, nothing else")]
+#[allow(
+    unsafe_code,
+    clippy::no_mangle_with_rust_abi,
+    reason = "no_mangle: a fixed symbol for kprobes; no C caller"
+)]
 #[no_mangle]
 #[inline(never)]
 pub(crate) fn rust_afunix_bind(sk: &Sock, sun: &SunAddr) -> Result {

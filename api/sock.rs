@@ -330,6 +330,8 @@ impl Sock {
     /// `net` and `socket` are the arguments of a `net_proto_family::create` call;
     /// `prot` is a registered `struct proto` whose `obj_size` is that of
     /// `UnixSock`.
+    // The arguments of `create` and the family's hooks, each used once.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn alloc<'a>(
         net: *mut bindings::net,
         socket: *mut bindings::socket,
