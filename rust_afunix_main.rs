@@ -247,7 +247,7 @@ impl RustAfUnix {
                     owner,
                 },
                 // `fam` is below `AF_MAX` (checked at load).
-                diag: diag::handler(fam as u8, owner),
+                diag: api::sock_diag::handler::<diag::UnixDiag>(fam as u8, owner),
                 diag_registered: false,
             },
             GFP_KERNEL,

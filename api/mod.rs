@@ -10,6 +10,8 @@
 pub(crate) mod addr;
 pub(crate) mod bindings;
 pub(crate) mod error;
+pub(crate) mod netlink;
 pub(crate) mod sock;
+pub(crate) mod sock_diag;
 pub(crate) mod socket;
 pub(crate) mod sync;
