@@ -98,7 +98,8 @@ impl kernel::Module for RustAfUnix {
             ops::Stream,
             ops::Dgram,
             ops::Seqpacket,
-        >(module, diag::handler)?;
+            diag::UnixDiag,
+        >(module)?;
         Ok(RustAfUnix {
             _family: family,
             _pernet: pernet,

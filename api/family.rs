@@ -11,6 +11,7 @@
 use crate::api::bindings;
 use crate::api::param;
 use crate::api::sock::{Sock, UnixSock};
+use crate::api::sock_diag::{self, SockDiag};
 use crate::api::socket::{proto_ops, SocketOps};
 use crate::api::wait::{PeerWake, RelayAdapter};
 use core::ffi::c_int;
@@ -204,11 +205,10 @@ pub(crate) struct Registration {
 
 impl Registration {
     /// Registers the family [`param::family()`] with `F`'s creation and hooks, `S`, `D` and
-    /// `Q` as the operations of stream, datagram and seqpacket sockets, and the
-    /// sock_diag handler `diag` (optional: a failed registration of it is logged).
-    pub(crate) fn new<F: FamilyOps, S: SocketOps, D: SocketOps, Q: SocketOps>(
+    /// `Q` as the operations of stream, datagram and seqpacket sockets, and `G` as its
+    /// sock_diag handler (optional: a failed registration of it is logged).
+    pub(crate) fn new<F: FamilyOps, S: SocketOps, D: SocketOps, Q: SocketOps, G: SockDiag>(
         module: &'static ThisModule,
-        diag: impl FnOnce(u8, *mut bindings::module) -> bindings::sock_diag_handler,
     ) -> Result<Registration> {
         let fam = param::family();
         if fam <= 0 || fam >= AF_MAX {
@@ -233,7 +233,7 @@ impl Registration {
                     owner,
                 },
                 // `fam` is below `AF_MAX` (checked above).
-                diag: diag(fam as u8, owner),
+                diag: sock_diag::handler::<G>(fam as u8, owner),
                 diag_registered: false,
             },
             GFP_KERNEL,
