@@ -343,7 +343,8 @@ unsafe extern "C" fn dump(
         _ => {}
     }
     let mut cur = seq::first(t, pos);
-    while let Some(sk) = cur {
+    while let Some(c) = cur {
+        let sk = c.sock();
         let wanted = req.states & (1u32 << (sk.state() & 31)) != 0;
         let ino = if wanted { sk.i_ino() as u32 } else { 0 };
         if ino != 0 {
@@ -351,15 +352,13 @@ unsafe extern "C" fn dump(
             let r = unsafe { fill(skb, sk, &req, to, ino) };
             if r.is_err() {
                 // Full: the next skb starts at this socket (`pos` is its position).
-                // SAFETY: `sk` came from `first`/`next`, its bucket locked.
-                unsafe { seq::stop(t, Some(sk)) };
+                drop(c);
                 // SAFETY: The dump's skb.
                 return unsafe { bindings::afunix_skb_len(skb) };
             }
         }
         *pos += 1;
-        // SAFETY: `sk` came from `first`/`next`, its bucket still locked.
-        cur = unsafe { seq::next(t, sk, pos) };
+        cur = seq::next(c, pos);
     }
     // The walk is over: later calls find nothing.
     *pos = i64::MAX;
@@ -372,16 +371,13 @@ unsafe extern "C" fn dump(
 fn lookup_by_ino(t: &NetTable, ino: u32) -> Option<ARef<Sock>> {
     let mut pos = 1;
     let mut cur = seq::first(t, &mut pos);
-    while let Some(sk) = cur {
-        if sk.i_ino() == u64::from(ino) {
-            let found = ARef::from(sk);
-            // SAFETY: `sk` came from `first`/`next`, its bucket locked.
-            unsafe { seq::stop(t, Some(sk)) };
-            return Some(found);
+    while let Some(c) = cur {
+        if c.sock().i_ino() == u64::from(ino) {
+            // The bucket is unlocked when `c` goes, after the reference is taken.
+            return Some(ARef::from(c.sock()));
         }
         pos += 1;
-        // SAFETY: As above.
-        cur = unsafe { seq::next(t, sk, &mut pos) };
+        cur = seq::next(c, &mut pos);
     }
     None
 }

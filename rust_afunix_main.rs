@@ -224,7 +224,7 @@ impl kernel::Module for RustAfUnix {
             }),
             Err(e) => {
                 // SAFETY: No socket of this family exists.
-                unsafe { hash::BsdTable::withdraw() };
+                unsafe { hash::BSD.withdraw() };
                 Err(e)
             }
         }
@@ -328,7 +328,7 @@ impl Drop for RustAfUnix {
         unsafe { bindings::afunix_pernet_unregister() };
         // SAFETY: No socket is left; the table goes now, or with a queued resize (which
         // `_queue`'s drop runs and which sees it withdrawn).
-        unsafe { hash::BsdTable::withdraw() };
+        unsafe { hash::BSD.withdraw() };
         pr_info!("unregistered socket family {}\n", t.family.family);
     }
 }

@@ -9,7 +9,15 @@
 
 pub(crate) mod addr;
 pub(crate) mod bindings;
+pub(crate) mod bitmap;
 pub(crate) mod error;
+pub(crate) mod hsiphash;
+pub(crate) mod list;
+pub(crate) mod pernet;
+pub(crate) mod publish;
+pub(crate) mod seq;
 pub(crate) mod sock;
 pub(crate) mod socket;
 pub(crate) mod sync;
+pub(crate) mod sysctl;
+pub(crate) mod workqueue;
