@@ -176,7 +176,7 @@ int afunix_pernet_register(void);
 void afunix_pernet_unregister(void);
 void *afunix_net_state(struct net *net);
 struct net *afunix_sock_net(struct sock *sk);
-/* Defined in Rust (netns.rs): the per-netns state, made and freed. */
+/* Defined in Rust (api/pernet.rs): the per-netns state, made and freed. */
 int rust_afunix_net_init(struct net *net, void **slot);
 void rust_afunix_net_exit(struct net *net, void **slot);
 /* The sysctls: max_dgram_qlen, abstract_buckets, pathname_buckets (in this order). */
@@ -184,7 +184,9 @@ enum {
 	AFUNIX_SYSCTLS = 3,
 };
 extern const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS];
-struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops);
+struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops,
+					  unsigned int state_size);
+void *afunix_seq_state(struct seq_file *seq);
 void afunix_proc_remove(struct net *net);
 long afunix_outq_len(struct sock *sk);
 int afunix_put_int(unsigned long arg, int val);

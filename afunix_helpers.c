@@ -304,7 +304,7 @@ void afunix_spin_lock_nested(spinlock_t *lock)
 	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
 }
 
-/* The _rcu hlist inlines: the chains are walked under rcu_read_lock() (hash.rs). */
+/* The _rcu hlist inlines: the chains are walked under rcu_read_lock() (api/list.rs). */
 void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list)
 {
 	sk_add_node_rcu(sk, list);
@@ -350,7 +350,7 @@ u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key)
 
 /*
  * Per network namespace: a pointer to the Rust state (hash.rs's NetTable), made and
- * freed by netns.rs. 6.12 has no Rust pernet_operations, so C registers them.
+ * freed by api/pernet.rs. 6.12 has no Rust pernet_operations, so C registers them.
  */
 static unsigned int afunix_net_id;
 
@@ -393,7 +393,7 @@ struct net *afunix_sock_net(struct sock *sk)
 
 /*
  * The template of the per-netns sysctls net.rust_afunix.*, which needs the SYSCTL_*
- * macros; netns.rs registers a copy per netns, with its data in the Rust state.
+ * macros; api/sysctl.rs registers a copy per netns, with its data in the Rust state.
  */
 const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS] = {
 	{
@@ -418,11 +418,21 @@ const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS] = {
 	},
 };
 
-/* proc_create_net() is a macro. */
-struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops)
+/*
+ * proc_create_net() is a macro. Each open file's private state is its seq_net_private
+ * and then state_size bytes of the Rust walk's own (api/seq.rs).
+ */
+struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops,
+					  unsigned int state_size)
 {
 	return proc_create_net(KBUILD_MODNAME, 0444, net->proc_net, ops,
-			       sizeof(struct seq_net_private));
+			       sizeof(struct seq_net_private) + state_size);
+}
+
+/* The Rust walk's state of a file made by afunix_proc_create(). */
+void *afunix_seq_state(struct seq_file *seq)
+{
+	return (char *)seq->private + sizeof(struct seq_net_private);
 }
 
 void afunix_proc_remove(struct net *net)

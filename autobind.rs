@@ -12,20 +12,21 @@
 //! knows taken: the search skips them 64 at a time and looks up only names the map
 //! says are free. A name bound explicitly in this form is not in the map until a
 //! lookup finds it taken and marks it. The bucket locks are dropped between lookups,
-//! with a `cond_resched()`. The map is [`AutobindMap`], safe code over atomic words.
+//! with a `cond_resched()`. The maps are the netns table's ([`crate::hash::NetTable`],
+//! bitmaps of [`crate::api::bitmap`]).
 
-use crate::addr::{Address, UniqueAddress};
-use crate::hash::Bucket;
-use crate::sock::{autobind_bits, cond_resched, random_u32, sock_type, Sock};
-use core::sync::atomic::{AtomicUsize, Ordering};
-use kernel::alloc::KVVec;
+#![deny(unsafe_code)]
+
+use crate::api::addr::{Address, UniqueAddress};
+use crate::api::sock::{autobind_bits, cond_resched, random_u32, Sock};
+use crate::hash::{Bucket, AUTOBIND_BITS};
 use kernel::error::{code::ENOSPC, Result};
 use kernel::prelude::*;
 
 /// The autobind name space: 2^20 names, as AF_UNIX; fewer when the debug parameter
 /// `autobind_bits` says so (tests of the wrap-around and of `ENOSPC`).
 fn name_mask() -> u32 {
-    (1u32 << autobind_bits().clamp(1, 20)) - 1
+    (1u32 << autobind_bits().clamp(1, AUTOBIND_BITS as i32)) - 1
 }
 
 /// Gives `sk` an autobind name, unless it has a name already (then: success).
@@ -70,76 +71,5 @@ pub(crate) fn autobind(sk: &Sock) -> Result {
         drop(g);
         cond_resched();
         num += 1;
-    }
-}
-
-/// The names of the autobind space: 2^20 (the debug parameter only narrows the search).
-const NAMES: usize = 1 << 20;
-const WORD_BITS: usize = usize::BITS as usize;
-
-/// The autobind names known taken, for one socket type in one netns: a bit per name
-/// `"\0%05x"`, set while a socket of that type is known to hold the name.
-///
-/// Set and cleared under the name's bucket lock ([`crate::hash::Locked`]), read
-/// without a lock by the search (a stale bit costs a lookup or a skip that the table
-/// corrects: the table has the last word).
-pub(crate) struct AutobindMap {
-    words: KVVec<AtomicUsize>,
-}
-
-impl AutobindMap {
-    /// The index of a socket type's map (STREAM, DGRAM, SEQPACKET), if it has one.
-    pub(crate) fn index(ty: u16) -> Option<usize> {
-        match ty {
-            sock_type::STREAM => Some(0),
-            sock_type::DGRAM => Some(1),
-            sock_type::SEQPACKET => Some(2),
-            _ => None,
-        }
-    }
-
-    /// An empty map (128 KiB; may sleep).
-    pub(crate) fn new() -> Result<KBox<AutobindMap>> {
-        let n = NAMES / WORD_BITS;
-        let mut words = KVVec::with_capacity(n, GFP_KERNEL_ACCOUNT)?;
-        for _ in 0..n {
-            // Within the capacity: no allocation.
-            words.push(AtomicUsize::new(0), GFP_KERNEL_ACCOUNT)?;
-        }
-        Ok(KBox::new(AutobindMap { words }, GFP_KERNEL_ACCOUNT)?)
-    }
-
-    /// The first name in `from..to` whose bit is clear, or `to`: a scan of 64 names a
-    /// word.
-    pub(crate) fn next_free(&self, from: u32, to: u32) -> u32 {
-        let to = (to as usize).min(NAMES);
-        let mut num = from as usize;
-        while num < to {
-            let Some(word) = self.words.get(num / WORD_BITS) else {
-                break;
-            };
-            // The bits of this word from `num` on; the ones below count as taken.
-            let free = !word.load(Ordering::Relaxed) & (usize::MAX << (num % WORD_BITS));
-            if free != 0 {
-                let found = num - num % WORD_BITS + free.trailing_zeros() as usize;
-                return found.min(to) as u32;
-            }
-            num = num - num % WORD_BITS + WORD_BITS;
-        }
-        to as u32
-    }
-
-    /// Records name `num` as taken or free (under the name's bucket lock).
-    pub(crate) fn mark(&self, num: u32, taken: bool) {
-        let num = num as usize;
-        let Some(word) = self.words.get(num / WORD_BITS) else {
-            return;
-        };
-        let bit = 1usize << (num % WORD_BITS);
-        if taken {
-            word.fetch_or(bit, Ordering::Relaxed);
-        } else {
-            word.fetch_and(!bit, Ordering::Relaxed);
-        }
     }
 }

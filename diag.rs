@@ -20,7 +20,7 @@ use crate::api::netlink::{DumpCb, DumpSkb, DumpStatus, NetlinkDump};
 use crate::api::netlink::{NlMsgBuilder, NlSkb, ReplySkb, UserNs, NLM_F_MULTI};
 use crate::api::sock::{state, Sock};
 use crate::api::sock_diag::{self, attr, show, DiagRequest, SockDiag, UnixDiagMsg, UnixDiagReq};
-use crate::hash::NetTable;
+use crate::hash::{seq, NetTable};
 use core::ffi::c_int;
 use kernel::error::{
     code::{EINVAL, ENOENT},
@@ -133,53 +133,21 @@ fn fill(skb: &mut NlSkb<'_>, sk: &Sock, req: &UnixDiagReq, to: &Dest<'_>, ino: u
     }
 }
 
-/// The walks of the netns table (`hash::seq`), and the table of a request's netns.
-///
-/// Transitional: `seq::next`, `seq::stop` and `netns::table_of` have safety
-/// requirements until the protocol layer's tables give them safe forms; their calls here
-/// are the only ones of the file that need `unsafe_code`, allowed in this module alone.
-#[allow(unsafe_code)]
-mod tables {
-    use crate::api::netlink::DumpSkb;
-    use crate::api::sock::Sock;
-    use crate::api::sock_diag::DiagRequest;
-    use crate::hash::{seq, NetTable};
-
-    /// The table of the requester's netns.
-    pub(super) fn of_request<'a>(req: &DiagRequest<'a>) -> &'a NetTable {
-        // SAFETY: The requester's netns is live while the request is handled (`'a`),
-        // and it has a table while the module (whose handler this is) is loaded.
-        unsafe { crate::netns::table_of(req.net_ptr()) }
-    }
-
-    /// The table of the dumping socket's netns.
-    pub(super) fn of_dump<'a>(skb: &DumpSkb<'a>) -> &'a NetTable {
-        // SAFETY: As in `of_request`: the dumping socket's netns, live for `'a`.
-        unsafe { crate::netns::table_of(skb.net_ptr()) }
-    }
-
-    /// Calls `f` on the sockets of `t` from position `pos` on (the `/proc` walk's
-    /// positions), `pos` following, until `f` returns `Some`: that is returned, with
-    /// `pos` the position of the socket it was called on. `f` runs under the socket's
-    /// bucket lock: it must not sleep.
-    pub(super) fn walk<R>(
-        t: &NetTable,
-        pos: &mut i64,
-        mut f: impl FnMut(&Sock) -> Option<R>,
-    ) -> Option<R> {
-        let mut cur = seq::first(t, pos);
-        while let Some(sk) = cur {
-            if let Some(r) = f(sk) {
-                // SAFETY: `sk` came from `first`/`next`, its bucket locked.
-                unsafe { seq::stop(t, Some(sk)) };
-                return Some(r);
-            }
-            *pos += 1;
-            // SAFETY: `sk` came from `first`/`next`, its bucket still locked.
-            cur = unsafe { seq::next(t, sk, pos) };
+/// Calls `f` on the sockets of `t` from position `pos` on (the `/proc` walk's
+/// positions), `pos` following, until `f` returns `Some`: that is returned, with `pos`
+/// the position of the socket it was called on. `f` runs under the socket's bucket lock:
+/// it must not sleep.
+fn walk<R>(t: &NetTable, pos: &mut i64, mut f: impl FnMut(&Sock) -> Option<R>) -> Option<R> {
+    let mut cur = seq::first(t, pos);
+    while let Some(c) = cur {
+        if let Some(r) = f(c.sock()) {
+            // The bucket is unlocked when `c` goes.
+            return Some(r);
         }
-        None
+        *pos += 1;
+        cur = seq::next(c, pos);
     }
+    None
 }
 
 /// The dump (`unix_diag_dump`): every socket of the requester's netns in a state of
@@ -189,7 +157,7 @@ impl NetlinkDump for UnixDiag {
     fn dump(skb: &mut DumpSkb<'_>, cb: &mut DumpCb<'_>) -> Result<DumpStatus> {
         // Checked by `SockDiag::dump` before the dump started.
         let req = UnixDiagReq::of(cb.request())?;
-        let t = tables::of_dump(skb);
+        let t = NetTable::of(skb.net());
         let to = Dest {
             user_ns: skb.user_ns(),
             portid: cb.request_portid(),
@@ -204,7 +172,7 @@ impl NetlinkDump for UnixDiag {
             i64::MAX => return Ok(DumpStatus::Done),
             _ => {}
         }
-        let full = tables::walk(t, pos, |sk| {
+        let full = walk(&t, pos, |sk| {
             let wanted = req.states & (1u32 << (sk.state() & 31)) != 0;
             let ino = if wanted { sk.i_ino() as u32 } else { 0 };
             // Full: the next skb starts at this socket (`pos` is its position).
@@ -222,7 +190,7 @@ impl NetlinkDump for UnixDiag {
 /// (`unix_lookup_by_ino`).
 fn lookup_by_ino(t: &NetTable, ino: u32) -> Option<ARef<Sock>> {
     let mut pos = 1;
-    tables::walk(t, &mut pos, |sk| {
+    walk(t, &mut pos, |sk| {
         (sk.i_ino() == u64::from(ino)).then(|| ARef::from(sk))
     })
 }
@@ -232,8 +200,8 @@ fn get_exact(request: &DiagRequest<'_>, req: &UnixDiagReq) -> Result {
     if req.ino == 0 {
         return Err(EINVAL);
     }
-    let t = tables::of_request(request);
-    let sk = lookup_by_ino(t, req.ino).ok_or(ENOENT)?;
+    let t = NetTable::of(request.net());
+    let sk = lookup_by_ino(&t, req.ino).ok_or(ENOENT)?;
     sk.check_diag_cookie(&req.cookie)?;
     let to = Dest {
         user_ns: request.user_ns(),

@@ -210,7 +210,7 @@ fn gc() -> Option<ArcBorrow<'static, Gc>> {
 /// Queues a run (AF_UNIX's `unix_gc()`).
 fn schedule(gc: ArcBorrow<'_, Gc>) {
     // No queue: the module is going, no socket is left.
-    let Some(q) = crate::netns::queue() else {
+    let Some(q) = crate::api::workqueue::queue() else {
         return;
     };
     gc.in_progress.store(true, Ordering::Relaxed);

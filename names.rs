@@ -7,11 +7,11 @@
 
 #![deny(unsafe_code)]
 
-use crate::addr::{Address, Name, SunAddr, UnixAddress, PATH_OFFSET};
+use crate::api::addr::{Address, Name, SunAddr, UnixAddress, PATH_OFFSET};
 use crate::autobind::autobind;
-use crate::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
+use crate::api::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
 use crate::hash::{self, Bucket};
-use crate::sock::Sock;
+use crate::api::sock::Sock;
 use crate::vfs::{NewSocketInode, SocketFile};
 use kernel::error::{code::*, Result};
 use kernel::prelude::*;
@@ -92,7 +92,7 @@ fn bind_bsd(sk: &Sock, addr: Address) -> Result {
             inode.unlink();
             return Err(e);
         }
-        inode.record_in(sk, hash::inode_key(inode.inode()));
+        inode.record_in(sk, crate::api::hsiphash::inode_key(inode.inode()));
     }
     hash::bsd_insert(sk);
     drop(b);

@@ -7,19 +7,19 @@
 
 #![deny(unsafe_code)]
 
-use crate::addr::{SunAddr, UnixAddress, AF_UNSPEC};
+use crate::api::addr::{SunAddr, UnixAddress, AF_UNSPEC};
 use crate::api::family::Kind;
 use crate::api::socket::IoctlAnswer;
 use crate::cmsg::{self, RecvCreds};
-use crate::error::{
+use crate::api::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
     ESOCKTNOSUPPORT,
 };
 use crate::gc;
 use crate::names;
 use crate::oob;
-use crate::sock::{Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
-use crate::sock::{
+use crate::api::sock::{Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
+use crate::api::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
     ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
 };
@@ -65,7 +65,7 @@ pub(crate) fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
 /// Accounts a new socket; `ENFILE` beyond twice the system's file limit, as AF_UNIX.
 pub(crate) fn account_new_socket() -> Result {
     let n = NR_SOCKS.fetch_add(1, Ordering::Relaxed) + 1;
-    if n as u64 > 2 * crate::sock::max_files() {
+    if n as u64 > 2 * crate::api::sock::max_files() {
         NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
         return Err(ENFILE);
     }
@@ -292,7 +292,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
                 break EAGAIN;
             }
             timeo = wakeup::wait_for_peer(og, timeo);
-            if crate::sock::signal_pending() {
+            if crate::api::sock::signal_pending() {
                 break intr_errno(timeo);
             }
             continue;
@@ -366,7 +366,7 @@ pub(crate) fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: b
 /// `connect()` of a datagram socket (`unix_dgram_connect()`): sets, changes or (with
 /// `AF_UNSPEC`) drops the default destination.
 pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
-    if sun.len() < crate::addr::PATH_OFFSET {
+    if sun.len() < crate::api::addr::PATH_OFFSET {
         return Err(EINVAL);
     }
     if sun.family() == AF_UNSPEC {
@@ -536,7 +536,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
                 continue;
             }
             timeo = wakeup::wait_for_peer(g, timeo);
-            if crate::sock::signal_pending() {
+            if crate::api::sock::signal_pending() {
                 return Err(intr_errno(timeo));
             }
             other = Some(o);
@@ -874,7 +874,7 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
                             || sk.is_dead()
                     })
                 });
-                if crate::sock::signal_pending() {
+                if crate::api::sock::signal_pending() {
                     err = Some(intr_errno(timeo));
                     interrupted = true;
                     break 'redo;

@@ -1,23 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The resize of the abstract half of a netns table and of the global pathname table:
-//! how many chains each should have, and the work items that move their sockets there.
+//! The sizes of the striped tables (the abstract half of each netns table and the global
+//! pathname table): how many chains each should have, and one resize step.
 //!
 //! The chains follow the number of sockets (abstract names of the netns, or pathname
 //! sockets of every netns), by powers of two between `HASH_SIZE` and `2^ABS_MAX_BITS`:
 //! grow when there are more sockets than chains, shrink when fewer than a quarter, to
 //! twice the sockets. The gap keeps a count that goes back and forth from resizing each
 //! time. A resize runs on the module's own workqueue (unbound: a rehash of a million
-//! sockets is long), one at a time per table, one rehash per run; it queues itself again
-//! if the count moved past a threshold meanwhile. Without memory, the table keeps its
-//! size.
+//! sockets is long), one at a time per table, one rehash per run ([`resize_once`]); the
+//! work items (in `hash.rs`) queue themselves again if the count moved past a threshold
+//! meanwhile. Without memory, a table keeps its size.
 //!
-//! Safe code only: the rehash itself is [`Striped::rehash`].
+//! The rehash itself is [`Resizable::rehash`] (`hash.rs`'s `Striped`, over
+//! [`crate::api::list::Stripes::rehash`]).
 
-use crate::hash::{BsdTable, NetTable, Striped, ABS_MAX_BITS, HASH_BITS, HASH_SIZE};
-use core::sync::atomic::Ordering;
-use kernel::sync::Arc;
-use kernel::workqueue::WorkItem;
+#![deny(unsafe_code)]
+
+/// log2 of the buckets in each half of a netns table, and of the lock stripes (and the
+/// fewest chains) of a striped table.
+pub(crate) const HASH_BITS: u32 = 8;
+/// Buckets in each half of a netns table; lock stripes of a striped table.
+pub(crate) const HASH_SIZE: u32 = 1 << HASH_BITS;
+/// A striped table (the abstract half, the global pathname table) has at most
+/// `2^ABS_MAX_BITS` chains (8 MiB of heads).
+pub(crate) const ABS_MAX_BITS: u32 = 20;
+
+/// A table whose chains resize.
+pub(crate) trait Resizable {
+    /// The chains (`log2`) and the number of sockets in them.
+    fn size(&self) -> (u32, i32);
+    /// Moves the sockets to `2^bits` chains; false if that could not be done (the
+    /// table keeps its size).
+    fn rehash(&self, bits: u32) -> bool;
+}
 
 /// The chains (log2) for `n` sockets: at least `n`, within the table's limits.
 fn bits_for(n: i32) -> u32 {
@@ -52,7 +68,7 @@ pub(crate) fn should_shrink(n: i32, size: i32) -> bool {
 
 /// One resize of `s` to the size its count wants; true if the count moved past a
 /// threshold meanwhile (another run is due).
-fn resize_once(s: &Striped) -> bool {
+pub(crate) fn resize_once(s: &impl Resizable) -> bool {
     let (bits, n) = s.size();
     let want = wanted_bits(bits, n);
     if want == bits || !s.rehash(want) {
@@ -60,38 +76,4 @@ fn resize_once(s: &Striped) -> bool {
     }
     let (_, n) = s.size();
     wanted_bits(want, n) != want
-}
-
-impl WorkItem for NetTable {
-    type Pointer = Arc<NetTable>;
-
-    fn run(t: Arc<NetTable>) {
-        // The netns is going: its table is empty and will be freed.
-        if t.exiting.load(Ordering::Relaxed) {
-            return;
-        }
-        if resize_once(t.abstract_half()) && !t.exiting.load(Ordering::Relaxed) {
-            if let Some(q) = crate::netns::queue() {
-                // The reference of this run goes to the next one.
-                let _ = q.enqueue(t);
-            }
-        }
-    }
-}
-
-impl WorkItem for BsdTable {
-    type Pointer = Arc<BsdTable>;
-
-    fn run(t: Arc<BsdTable>) {
-        // Withdrawn: the module is going (no socket is left).
-        if !t.is_published() {
-            return;
-        }
-        if resize_once(t.striped()) {
-            if let Some(q) = crate::netns::queue() {
-                // The reference of this run goes to the next one.
-                let _ = q.enqueue(t);
-            }
-        }
-    }
 }

@@ -30,10 +30,6 @@ mod scm;
 mod vfs;
 mod wakeup;
 
-// Transitional: the old paths of the files that moved into `api/`.
-use api::{addr, bindings, error, sock, sync};
-
-use kernel::error::to_result;
 use kernel::prelude::*;
 
 module! {
@@ -48,51 +44,27 @@ struct RustAfUnix {
     /// The family, its socket types and sock_diag handler; unregistered first.
     _family: api::family::Registration,
     /// The per-netns state (tables, sysctls, /proc); unregistered after the family.
-    _pernet: Pernet,
+    _pernet: api::pernet::Registration,
     /// The global pathname table; withdrawn after the pernet exits.
-    _bsd: BsdTable,
+    _bsd: api::publish::Publication<hash::BsdTable>,
     /// The workqueue of the table resizes and the collector's runs; destroyed after
     /// the pernet exits and the pathname table's withdrawal.
-    _queue: netns::OwnedQueue,
+    _queue: api::workqueue::OwnedQueue,
     /// The collector of fds in flight; freed after the workqueue (its runs) is gone.
     _gc: gc::GcHandle,
 }
 
 // The fields drop in declaration order: the reverse of `init`'s.
 
-/// The global pathname table, published while the module is loaded.
-struct BsdTable;
-
-impl Drop for BsdTable {
-    fn drop(&mut self) {
-        // SAFETY: No socket is left; the table goes now, or with a queued resize (which
-        // the queue's drop runs and which sees it withdrawn).
-        unsafe { hash::BsdTable::withdraw() };
-    }
-}
-
-/// The pernet operations, registered.
-struct Pernet;
-
-impl Drop for Pernet {
-    fn drop(&mut self) {
-        // SAFETY: Registered in `init`; no socket (so no table user) is left.
-        unsafe { bindings::afunix_pernet_unregister() };
-    }
-}
-
 impl kernel::Module for RustAfUnix {
     fn init(module: &'static ThisModule) -> Result<Self> {
         // Made first, destroyed after the pernet exits and the pathname table's
         // withdrawal: the tables queue their resizes on it.
-        let queue = netns::OwnedQueue::new()?;
+        let queue = api::workqueue::OwnedQueue::new()?;
         let gc = gc::GcHandle::new()?;
-        // Published until after `sock_unregister`, before any netns init reads it.
-        hash::BsdTable::publish(hash::BsdTable::new()?);
-        let bsd = BsdTable;
-        // SAFETY: Called once, at load; undone by `Pernet`'s drop.
-        to_result(unsafe { bindings::afunix_pernet_register() })?;
-        let pernet = Pernet;
+        // Published until after the pernet exits, before any netns init reads it.
+        let bsd = hash::BsdTable::publish(hash::BsdTable::new()?);
+        let pernet = api::pernet::Registration::new()?;
         let family = api::family::Registration::new::<
             ops::Family,
             ops::Stream,

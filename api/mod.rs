@@ -9,17 +9,25 @@
 
 pub(crate) mod addr;
 pub(crate) mod bindings;
+pub(crate) mod bitmap;
 pub(crate) mod cmsg;
 pub(crate) mod cred;
 pub(crate) mod error;
 pub(crate) mod family;
 pub(crate) mod file;
+pub(crate) mod hsiphash;
 pub(crate) mod inflight;
+pub(crate) mod list;
 pub(crate) mod netlink;
 pub(crate) mod param;
+pub(crate) mod pernet;
+pub(crate) mod publish;
+pub(crate) mod seq;
 pub(crate) mod sock;
 pub(crate) mod sock_diag;
 pub(crate) mod socket;
 pub(crate) mod sync;
+pub(crate) mod sysctl;
 pub(crate) mod vfs;
 pub(crate) mod wait;
+pub(crate) mod workqueue;

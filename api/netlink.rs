@@ -12,6 +12,7 @@
 
 use crate::api::bindings;
 use crate::api::error::EMSGSIZE;
+use crate::api::pernet::Net;
 use crate::api::sock::Sock;
 use core::ffi::{c_int, c_long, c_void};
 use core::marker::PhantomData;
@@ -366,10 +367,11 @@ impl<'a> DumpSkb<'a> {
     }
 
     /// The netns of the dumping socket (`sock_net(skb->sk)`), live for `'a` (the socket
-    /// holds it).
-    pub(crate) fn net_ptr(&self) -> *mut bindings::net {
-        // SAFETY: The dump's skb, with its socket (type invariant).
-        unsafe { bindings::afunix_skb_net(self.skb) }
+    /// holds it), and with the module's data (the dump holds a module reference).
+    pub(crate) fn net(&self) -> &'a Net {
+        // SAFETY: The dump's skb, with its socket (type invariant), which holds its netns
+        // for the dump.
+        unsafe { Net::from_raw(bindings::afunix_skb_net(self.skb)) }
     }
 }
 

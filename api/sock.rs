@@ -6,15 +6,15 @@
 //! `struct msghdr` lives here (and, for wait queues, in [`crate::wakeup`]). The protocol
 //! files work with the safe types of this file only.
 
-use crate::addr::{Address, SunAddr, UnixAddress, SUN_LEN};
+use crate::api::addr::{Address, SunAddr, UnixAddress, SUN_LEN};
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, Fds};
 use crate::api::vfs::HeldPath;
 use crate::api::inflight::InflightList;
 use crate::api::wait::WaitFunc;
-use crate::bindings;
-use crate::error::{Errno, EMSGSIZE};
-use crate::sync::SpinGuard;
+use crate::api::bindings;
+use crate::api::error::{Errno, EMSGSIZE};
+use crate::api::sync::SpinGuard;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
@@ -45,7 +45,7 @@ pub(crate) mod shut {
 
 /// Socket types (`enum sock_type`), as user space passes them: the architecture's.
 pub(crate) mod sock_type {
-    use crate::bindings;
+    use crate::api::bindings;
 
     /// `SOCK_STREAM`.
     pub(crate) const STREAM: u16 = bindings::AFUNIX_SOCK_STREAM as u16;
@@ -64,7 +64,7 @@ pub(crate) mod msg {
     /// `MSG_PEEK`.
     pub(crate) const PEEK: u32 = 2;
     /// `MSG_CTRUNC`.
-    pub(crate) const CTRUNC: u32 = crate::bindings::AFUNIX_MSG_CTRUNC;
+    pub(crate) const CTRUNC: u32 = crate::api::bindings::AFUNIX_MSG_CTRUNC;
     /// `MSG_TRUNC`.
     pub(crate) const TRUNC: u32 = 0x20;
     /// `MSG_DONTWAIT`.
@@ -74,12 +74,12 @@ pub(crate) mod msg {
     /// `MSG_NOSIGNAL`.
     pub(crate) const NOSIGNAL: u32 = 0x4000;
     /// `MSG_CMSG_COMPAT`: a 32-bit caller (control messages in the compat layout).
-    pub(crate) const CMSG_COMPAT: u32 = crate::bindings::AFUNIX_MSG_CMSG_COMPAT;
+    pub(crate) const CMSG_COMPAT: u32 = crate::api::bindings::AFUNIX_MSG_CMSG_COMPAT;
 }
 
 /// `sock->flags` bits that an accepted socket inherits (`include/linux/net.h`).
 mod sock_flag {
-    use crate::bindings;
+    use crate::api::bindings;
 
     /// `SOCK_PASSCRED`.
     pub(super) const PASSCRED: u32 = bindings::SOCK_PASSCRED;
@@ -912,7 +912,7 @@ impl Sock {
     /// `nonblock`; `Ok(None)` when the receive side is shut down.
     pub(crate) fn accept_embryo(&self, nonblock: bool) -> Result<Option<ARef<Sock>>> {
         let flags = if nonblock {
-            crate::sock::msg::DONTWAIT
+            crate::api::sock::msg::DONTWAIT
         } else {
             0
         };
@@ -2425,7 +2425,7 @@ pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&
                 ptr::copy_nonoverlapping(fam.as_ptr(), dst, 2);
                 dst.add(2).write(0);
             }
-            crate::addr::PATH_OFFSET
+            crate::api::addr::PATH_OFFSET
         }
     }
 }

@@ -13,6 +13,7 @@
 
 use crate::api::bindings;
 use crate::api::error::EMSGSIZE;
+use crate::api::pernet::Net;
 use crate::api::netlink::{DumpAdapter, NetlinkDump, NlMsg, NlMsgBuilder, NlSkb};
 use crate::api::netlink::{Payload, ReplySkb, UserNs};
 use crate::api::sock::Sock;
@@ -190,10 +191,12 @@ impl<'a> DiagRequest<'a> {
         unsafe { UserNs::from_raw(bindings::afunix_netlink_user_ns(self.skb)) }
     }
 
-    /// The requester's netns (`sock_net(skb->sk)`), live for `'a` (the socket holds it).
-    pub(crate) fn net_ptr(&self) -> *mut bindings::net {
-        // SAFETY: The request's skb, with its socket (type invariant).
-        unsafe { bindings::afunix_skb_net(self.skb) }
+    /// The requester's netns (`sock_net(skb->sk)`), live for `'a` (the socket holds it),
+    /// and with the module's data (the request holds a module reference).
+    pub(crate) fn net(&self) -> &'a Net {
+        // SAFETY: The request's skb, with its socket (type invariant), which holds its
+        // netns for the request.
+        unsafe { Net::from_raw(bindings::afunix_skb_net(self.skb)) }
     }
 
     /// Answers with a dump run by `D` (`netlink_dump_start` on the netns's sock_diag

@@ -242,7 +242,7 @@ impl<T: SocketOps> Adapter<T> {
                     -(bindings::AFUNIX_ENOIOCTLCMD as i32),
                 )),
                 Some(Ok(IoctlAnswer::Int(v))) => {
-                    crate::sock::put_user_int(arg, v)?;
+                    crate::api::sock::put_user_int(arg, v)?;
                     Ok(0)
                 }
                 Some(Ok(IoctlAnswer::Value(v))) => Ok(v),

@@ -9,7 +9,7 @@
 //! `Opaque`, the data in an `UnsafeCell`, reachable only through a [`Guard`]) over the
 //! C `spinlock_t`, with [`SpinLock::lock_nested`] added.
 
-use crate::bindings;
+use crate::api::bindings;
 use core::cell::UnsafeCell;
 use core::marker::{PhantomData, PhantomPinned};
 use core::ops::{Deref, DerefMut};
@@ -91,36 +91,6 @@ pub(crate) struct Guard<'a, T> {
     lock: &'a SpinLock<T>,
     /// Not `Send`: a spinlock is released on the CPU that took it.
     _not_send: PhantomData<*mut ()>,
-}
-
-impl<T> Guard<'_, T> {
-    /// Keeps the lock held past the guard (for a seq_file walk, whose callbacks lock and
-    /// unlock in different calls); [`SpinLock::force_unlock`] ends it.
-    pub(crate) fn leak(self) {
-        core::mem::forget(self);
-    }
-}
-
-impl<T> SpinLock<T> {
-    /// Unlocks a lock whose guard was [`Guard::leak`]ed.
-    ///
-    /// # Safety
-    ///
-    /// The lock is held, by a leaked guard of this thread.
-    pub(crate) unsafe fn force_unlock(&self) {
-        // SAFETY: Held (safety requirements).
-        unsafe { bindings::afunix_spin_unlock(self.lock.get()) };
-    }
-
-    /// The data of a lock held by a leaked guard.
-    ///
-    /// # Safety
-    ///
-    /// The lock is held, by a leaked guard of this thread, for `'a`.
-    pub(crate) unsafe fn leaked_data<'a>(&'a self) -> &'a T {
-        // SAFETY: The lock is held (safety requirements): no one writes the data.
-        unsafe { &*self.data.get() }
-    }
 }
 
 impl<T> Deref for Guard<'_, T> {

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The keyed hash of the name tables (`hsiphash`), its random keys, and the module's key
+//! of socket inodes.
+
+use crate::api::bindings;
+use crate::api::list::Inode;
+use core::ffi::c_void;
+use core::ptr;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// A random key of `hsiphash`.
+pub(crate) struct HashKey(bindings::hsiphash_key_t);
+
+impl HashKey {
+    /// A key from `get_random_bytes()`.
+    pub(crate) fn random() -> HashKey {
+        let mut key = bindings::hsiphash_key_t::default();
+        // SAFETY: `key` is writable for its size.
+        unsafe {
+            bindings::get_random_bytes(
+                ptr::addr_of_mut!(key).cast::<c_void>(),
+                core::mem::size_of_val(&key),
+            )
+        };
+        HashKey(key)
+    }
+
+    /// `hsiphash(data, len, key)`.
+    #[inline]
+    pub(crate) fn hash(&self, data: &[u8]) -> u32 {
+        // SAFETY: `data` is `data.len()` readable bytes; `self.0` is a key.
+        unsafe { bindings::afunix_hsiphash(data.as_ptr().cast(), data.len(), &self.0) }
+    }
+
+    /// The hash of an address (its bytes).
+    #[inline]
+    fn hash_addr(&self, addr: usize) -> u32 {
+        self.hash(&addr.to_ne_bytes())
+    }
+}
+
+/// The key of [`inode_key`]: written when the global pathname table is made
+/// ([`new_inode_key`]), at load, before any socket exists, and read after.
+static INODE_KEY: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
+/// Draws the module's key of inode hashes: once per load, with the global table, before
+/// the family is registered (which publishes it to every socket's callers).
+pub(crate) fn new_inode_key() {
+    let k = HashKey::random();
+    for (w, v) in INODE_KEY.iter().zip(k.0.key) {
+        w.store(v, Ordering::Relaxed);
+    }
+}
+
+/// The key of a socket inode in the global pathname table: a hash of the inode's
+/// address keyed per module load. AF_UNIX keys by `i_ino`, which every tmpfs numbers
+/// from 1: sockets of equal inode numbers on many mounts (any user namespace can make
+/// them) would share one chain that no resize splits.
+#[inline]
+pub(crate) fn inode_key(inode: *const Inode) -> u32 {
+    let mut key = bindings::hsiphash_key_t::default();
+    for (v, w) in key.key.iter_mut().zip(&INODE_KEY) {
+        *v = w.load(Ordering::Relaxed);
+    }
+    HashKey(key).hash_addr(inode as usize)
+}

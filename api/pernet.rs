@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Per network namespace data: a typed `struct net`, the module's `pernet_operations`
+//! as a trait with its adapter, and the typed data of each netns.
+//!
+//! 6.12 has no Rust pernet API: afunix_helpers.c registers the `pernet_operations`,
+//! whose init and exit call [`rust_afunix_net_init`] and [`rust_afunix_net_exit`] with the
+//! netns's generic storage (one pointer). Those are [`Adapter`]'s trampolines for the
+//! module's data type, which the protocol names once ([`PerNet`] for [`Module`]). The
+//! storage holds an `Arc` of the data (`Arc::into_raw`), from the netns's init to its
+//! exit; [`data`] reads it. The adapter also registers the netns's sysctls
+//! ([`crate::api::sysctl`]) and its `/proc/net/rust_afunix` ([`crate::api::seq`]), whose
+//! data live in the netns's data.
+
+use crate::api::bindings;
+use crate::api::seq;
+use crate::api::sock::Sock;
+use crate::api::sysctl::NetSysctls;
+use core::ffi::{c_int, c_void};
+use core::marker::PhantomData;
+use core::ptr;
+use core::sync::atomic::AtomicI32;
+use kernel::error::{from_result, to_result, Result};
+use kernel::prelude::*;
+use kernel::sync::{Arc, ArcBorrow};
+use kernel::types::Opaque;
+
+/// A network namespace with the module's data.
+///
+/// # Invariants
+///
+/// A live `struct net` whose data the module's pernet init set and its exit has not
+/// cleared, for as long as the reference: a netns of a socket of this family, of an open
+/// `/proc/net/rust_afunix`, or of a request to the family's sock_diag handler.
+#[repr(transparent)]
+pub(crate) struct Net(Opaque<bindings::net>);
+
+impl Net {
+    /// Borrows a `struct net`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a live netns whose data the module's pernet init set, and which its exit
+    /// does not clear, for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::net) -> &'a Net {
+        // CAST: `Net` is `repr(transparent)` over `struct net`.
+        // SAFETY: Valid for `'a` (safety requirements).
+        unsafe { &*ptr.cast() }
+    }
+
+    /// The raw `struct net`.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::net {
+        self.0.get()
+    }
+}
+
+impl Sock {
+    /// The socket's network namespace (`sock_net`).
+    #[inline]
+    pub(crate) fn net(&self) -> &Net {
+        // SAFETY: A live socket's netns is alive while the socket is (a user socket
+        // holds a reference; a kernel one is released before its netns goes), and has
+        // the module's data: the pernet operations are registered before the family and
+        // unregistered after it.
+        unsafe { Net::from_raw(bindings::afunix_sock_net(self.as_ptr())) }
+    }
+}
+
+/// The module's `pernet_operations`, and what the netns's sysctls and `/proc` file show.
+#[vtable]
+pub(crate) trait Operations: Send + Sync + Sized + 'static {
+    /// The walk of `/proc/net/rust_afunix` over this data.
+    type Seq: seq::Operations;
+
+    /// The data of a new netns (`pernet_operations::init`).
+    fn new() -> Result<Arc<Self>>;
+
+    /// The netns's sysctls, kept in the data.
+    fn sysctls(&self) -> &NetSysctls;
+
+    /// The ints of the read-only sysctls `abstract_buckets` and `pathname_buckets`.
+    fn sysctl_ints(&self) -> Result<[&AtomicI32; 2]>;
+
+    /// The netns goes (`pernet_operations::exit`): called after its sysctls and `/proc`
+    /// file are gone (no socket is left), before the storage's reference is dropped.
+    fn exit(&self);
+}
+
+/// Names the module's per-netns data type: the protocol implements it once, for
+/// [`Module`].
+pub(crate) trait PerNet {
+    /// The data of each netns.
+    type Data: Send + Sync + 'static;
+}
+
+/// The module, for [`PerNet`].
+pub(crate) enum Module {}
+
+/// The module's per-netns data type.
+pub(crate) type Data = <Module as PerNet>::Data;
+
+/// The stored data of a netns.
+fn stored(net: &Net) -> *const Data {
+    // SAFETY: `net` is live (type invariant).
+    unsafe { bindings::afunix_net_state(net.as_ptr()) }.cast()
+}
+
+/// The data of a netns, borrowed with the reference its storage holds.
+///
+/// # Invariants
+///
+/// `self.0` is the data of a netns's storage, an `Arc::into_raw` whose reference is held
+/// for `'a`.
+#[derive(Clone, Copy)]
+pub(crate) struct DataRef<'a>(&'a Data);
+
+impl<'a> DataRef<'a> {
+    /// The data.
+    #[inline]
+    pub(crate) fn get(self) -> &'a Data {
+        self.0
+    }
+
+    /// The data, with a reference of its own.
+    pub(crate) fn to_arc(self) -> Arc<Data> {
+        // SAFETY: From `Arc::into_raw`, its reference held for `'a` (type invariant).
+        unsafe { ArcBorrow::from_raw(self.0) }.into()
+    }
+}
+
+/// The data of `net`.
+#[inline]
+pub(crate) fn data(net: &Net) -> DataRef<'_> {
+    // SAFETY: The storage holds an `Arc::into_raw` of the data (`Adapter::init`), whose
+    // reference goes only at the netns's exit, after every borrow of `net` (type
+    // invariant).
+    // INVARIANT: As just said.
+    DataRef(unsafe { &*stored(net) })
+}
+
+/// The sysctls of `net`.
+pub(crate) fn sysctls(net: &Net) -> &NetSysctls {
+    Operations::sysctls(data(net).get())
+}
+
+/// The trampolines of `T`'s `pernet_operations`.
+struct Adapter<T: Operations>(PhantomData<T>);
+
+impl<T: Operations> Adapter<T> {
+    /// `pernet_operations::init`: makes the data of `net`, registers its sysctls and
+    /// `/proc` file, and stores the data in `*slot`.
+    ///
+    /// # Safety
+    ///
+    /// Called by afunix_helpers.c's pernet init, with the netns and its storage.
+    unsafe fn init(net: *mut bindings::net, slot: *mut *const c_void) -> c_int {
+        from_result(|| {
+            let t = T::new()?;
+            // SAFETY: `net` is being initialised; the ints are `t`'s (or outlive every
+            // netns), and `t` is kept in `slot` until the exit unregisters, or dropped
+            // below after that.
+            unsafe { t.sysctls().register(net, t.sysctl_ints()?)? };
+            let raw = Arc::into_raw(t);
+            // SAFETY: `slot` is this netns's storage, read by `data`; set before the
+            // `/proc` file (whose readers read it) is made.
+            unsafe { *slot = raw.cast() };
+            // SAFETY: `net` is being initialised and its data is set; the file is
+            // removed at the exit, before the data goes, or below.
+            if let Err(e) = unsafe { seq::proc_create::<T::Seq>(net) } {
+                // SAFETY: As above; nothing read it (no file, no socket yet).
+                unsafe { *slot = ptr::null() };
+                // SAFETY: From `Arc::into_raw` above; the storage's reference comes back.
+                let t = unsafe { Arc::from_raw(raw) };
+                t.sysctls().unregister();
+                return Err(e);
+            }
+            Ok(0)
+        })
+    }
+
+    /// `pernet_operations::exit`: undoes [`Adapter::init`]. No socket of the netns is
+    /// left.
+    ///
+    /// # Safety
+    ///
+    /// Called by afunix_helpers.c's pernet exit, after a successful init of `net`.
+    unsafe fn exit(net: *mut bindings::net, slot: *mut *const c_void) {
+        // SAFETY: Set by the init, from `Arc::into_raw`; the reference is dropped below.
+        let raw = unsafe { *slot }.cast::<T>();
+        // SAFETY: As above: alive until the drop below.
+        let t = unsafe { &*raw };
+        // SAFETY: Made by the init; removing it waits for its readers.
+        unsafe { seq::proc_remove(net) };
+        t.sysctls().unregister();
+        T::exit(t);
+        // SAFETY: `slot` is this netns's storage; no socket, /proc reader or sysctl is
+        // left to read it.
+        unsafe { *slot = ptr::null() };
+        // SAFETY: From `Arc::into_raw` in the init; this takes its reference back.
+        drop(unsafe { Arc::from_raw(raw) });
+    }
+}
+
+/// `pernet_operations::init` of the module's data (called by afunix_helpers.c).
+///
+/// # Safety
+///
+/// Called by afunix_helpers.c's pernet init, with the netns and its generic storage.
+#[no_mangle]
+unsafe extern "C" fn rust_afunix_net_init(
+    net: *mut bindings::net,
+    slot: *mut *const c_void,
+) -> c_int {
+    // SAFETY: The arguments of the pernet init (safety requirements).
+    unsafe { Adapter::<Data>::init(net, slot) }
+}
+
+/// `pernet_operations::exit` of the module's data (called by afunix_helpers.c).
+///
+/// # Safety
+///
+/// Called by afunix_helpers.c's pernet exit, after a successful init of `net`.
+#[no_mangle]
+unsafe extern "C" fn rust_afunix_net_exit(net: *mut bindings::net, slot: *mut *const c_void) {
+    // SAFETY: The arguments of the pernet exit (safety requirements).
+    unsafe { Adapter::<Data>::exit(net, slot) }
+}
+
+/// The module's `pernet_operations` (afunix_helpers.c's, over [`rust_afunix_net_init`]
+/// and [`rust_afunix_net_exit`]), registered: unregistered on drop, which runs the exit
+/// of every netns. Made once, at load; dropped at unload after the family is
+/// unregistered (no socket is left).
+pub(crate) struct Registration(());
+
+impl Registration {
+    /// Registers the pernet operations: runs the init of every netns.
+    pub(crate) fn new() -> Result<Registration> {
+        // SAFETY: Called once, at load (the module's value holds the result); undone by
+        // `drop`.
+        to_result(unsafe { bindings::afunix_pernet_register() })?;
+        Ok(Registration(()))
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        // SAFETY: Registered in `new`; no socket of this family is left.
+        unsafe { bindings::afunix_pernet_unregister() };
+    }
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The per-netns sysctls `net.rust_afunix.*`: a copy of the C template per netns, whose
+//! entries show ints of the netns's data, and its registration.
+//!
+//! The entries are, in the template's order: `max_dgram_qlen` (read and written; kept
+//! here, as the socket layer reads it), and the read-only `abstract_buckets` and
+//! `pathname_buckets`, which the module's per-netns data points to
+//! ([`crate::api::pernet::Operations::sysctl_ints`]). The pernet adapter registers them
+//! at the netns's init and unregisters them at its exit.
+
+use crate::api::bindings;
+use crate::api::pernet::{self, Net};
+use crate::api::sync::OnceBox;
+use core::ptr;
+use core::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
+use kernel::error::{code::ENOMEM, Result};
+use kernel::prelude::*;
+use kernel::types::Opaque;
+
+/// The entries of the template.
+const SYSCTLS: usize = bindings::AFUNIX_SYSCTLS as usize;
+
+/// A copy of the template, with its data pointers set; the sysctl core may write the
+/// entries.
+struct Table(Opaque<[bindings::ctl_table; SYSCTLS]>);
+
+/// The sysctls of one netns: the value of `max_dgram_qlen`, the table, and its
+/// registration.
+///
+/// # Invariants
+///
+/// `header` is NULL or the registration of `table`'s entries, whose data (this
+/// object's `max_dgram_qlen` and ints of the netns's data) outlive it: only the pernet
+/// adapter registers and unregisters, from the netns's init to its exit.
+pub(crate) struct NetSysctls {
+    max_dgram_qlen: AtomicI32,
+    table: OnceBox<Table>,
+    header: AtomicPtr<bindings::ctl_table_header>,
+}
+
+// SAFETY: The table is only handed to the sysctl core, which uses it from any thread;
+// Rust never reads it after registration. The rest is atomics.
+unsafe impl Send for NetSysctls {}
+// SAFETY: As above.
+unsafe impl Sync for NetSysctls {}
+// SAFETY: As above.
+unsafe impl Send for Table {}
+// SAFETY: As above.
+unsafe impl Sync for Table {}
+
+impl NetSysctls {
+    /// Unregistered sysctls, `max_dgram_qlen` at 10 (as `net.unix.max_dgram_qlen`).
+    pub(crate) fn new() -> NetSysctls {
+        NetSysctls {
+            max_dgram_qlen: AtomicI32::new(10),
+            table: OnceBox::new(),
+            header: AtomicPtr::new(ptr::null_mut()),
+        }
+    }
+
+    /// `net.rust_afunix.max_dgram_qlen`.
+    #[inline]
+    pub(crate) fn max_dgram_qlen(&self) -> u32 {
+        // The sysctl keeps it in 0..=INT_MAX.
+        self.max_dgram_qlen.load(Ordering::Relaxed).max(0) as u32
+    }
+
+    /// Registers the entries under `net/rust_afunix` of `net`, with the ints of
+    /// `abstract_buckets` and `pathname_buckets`.
+    ///
+    /// # Safety
+    ///
+    /// `net` is being initialised; `ints` and `self` outlive the registration, which
+    /// [`NetSysctls::unregister`] ends; not registered already.
+    pub(super) unsafe fn register(&self, net: *mut bindings::net, ints: [&AtomicI32; 2]) -> Result {
+        let table = self.table.get_or_try_init(|| {
+            // SAFETY: The template is a C array of `AFUNIX_SYSCTLS` entries that nobody
+            // writes; the copy is plain data.
+            let mut t = unsafe { ptr::addr_of!(bindings::afunix_sysctl_template).read() };
+            t[0].data = self.max_dgram_qlen.as_ptr().cast();
+            t[1].data = ints[0].as_ptr().cast();
+            t[2].data = ints[1].as_ptr().cast();
+            Ok(KBox::new(Table(Opaque::new(t)), GFP_KERNEL)?)
+        })?;
+        // SAFETY: `net` is being initialised; the entries and their data outlive the
+        // registration (safety requirements).
+        let hdr = unsafe {
+            bindings::register_net_sysctl_sz(
+                net,
+                c"net/rust_afunix".as_ptr().cast(),
+                table.0.get().cast(),
+                SYSCTLS,
+            )
+        };
+        if hdr.is_null() {
+            return Err(ENOMEM);
+        }
+        // INVARIANT: The registration of `table`.
+        self.header.store(hdr, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Unregisters the entries, if registered.
+    pub(super) fn unregister(&self) {
+        let hdr = self.header.swap(ptr::null_mut(), Ordering::Relaxed);
+        if !hdr.is_null() {
+            // SAFETY: The registration of `register` (type invariant), taken out once.
+            unsafe { bindings::unregister_net_sysctl_table(hdr) };
+        }
+    }
+}
+
+/// `net.rust_afunix.max_dgram_qlen` of a netns.
+#[expect(
+    dead_code,
+    reason = "for api/sock.rs, which reads it through the transitional table_of meanwhile"
+)]
+pub(crate) fn max_dgram_qlen(net: &Net) -> u32 {
+    pernet::sysctls(net).max_dgram_qlen()
+}
