@@ -21,7 +21,6 @@ use crate::api::addr::{Address, UniqueAddress};
 use crate::api::sock::{autobind_bits, cond_resched, random_u32, Sock};
 use crate::hash::{Bucket, AUTOBIND_BITS};
 use kernel::error::{code::ENOSPC, Result};
-use kernel::prelude::*;
 
 /// The autobind name space: 2^20 names, as AF_UNIX; fewer when the debug parameter
 /// `autobind_bits` says so (tests of the wrap-around and of `ENOSPC`).

@@ -149,7 +149,7 @@ pub(crate) struct NameHash(u32);
 /// ([`crate::resize`]), walked without the lock: the abstract half of each netns table
 /// and the global pathname table. The key of each socket is [`Sock::key`], set before
 /// it is linked: the name hash (abstract half, linked by `sk_node`) or the inode key
-/// ([`inode_key`]; the global table, by `sk_bind_node`).
+/// ([`hsiphash::inode_key`]; the global table, by `sk_bind_node`).
 ///
 /// Lock order: an abstract stripe lock may be taken inside the bucket lock of the lower
 /// half of a netns table ([`TableRef::lock2`]: ascending, one class); `/proc` takes a
@@ -597,7 +597,7 @@ impl<'a> Locked<'a> {
     }
 }
 
-/// The global pathname table, keyed by inode ([`inode_key`]), linked by `sk_bind_node`: a
+/// The global pathname table, keyed by inode ([`hsiphash::inode_key`]), linked by `sk_bind_node`: a
 /// socket is in it from its pathname bind to its release. It does not hold references
 /// (the socket's netns table does). Its chains resize as the abstract half's do.
 #[pin_data]
@@ -722,7 +722,7 @@ pub(crate) fn bsd_remove(sk: &Sock) {
 /// [`NetTable::find_abstract`]).
 pub(crate) fn find_by_inode(inode: *mut Inode) -> Option<ARef<Sock>> {
     let t = BsdTable::get()?;
-    t.s.s.find_inode(inode_key(inode), inode)
+    t.s.s.find_inode(hsiphash::inode_key(inode), inode)
 }
 
 /// Iteration over a netns table for `/proc/net/rust_afunix` and sock_diag dumps, as
