@@ -55,7 +55,7 @@ use crate::api::list::{
     ChainGuard, ChainLock, Chains, Inode, Link, LockClass, StripeGuard, Stripes, Walk, BSD_LOCK,
     TABLE_LOCK,
 };
-use crate::api::pernet::{self, DataRef, Net, PerNet};
+use crate::api::net::{self, DataRef, Net, PerNet};
 use crate::api::publish::{Publication, Published};
 use crate::api::sock::{sock_type, Sock};
 use crate::api::sync::OnceBox;
@@ -270,7 +270,7 @@ kernel::impl_has_work! {
     impl HasWork<NetTable> for NetTable { self.resize }
 }
 
-impl PerNet for pernet::Module {
+impl PerNet for net::Module {
     type Data = NetTable;
 }
 
@@ -309,7 +309,7 @@ impl NetTable {
     /// The table of `net`.
     #[inline]
     pub(crate) fn of(net: &Net) -> TableRef<'_> {
-        TableRef(pernet::data(net))
+        TableRef(net::data(net))
     }
 
     /// `net.rust_afunix.max_dgram_qlen`.

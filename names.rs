@@ -92,7 +92,8 @@ fn bind_bsd(sk: &Sock, addr: Address) -> Result {
             inode.unlink();
             return Err(e);
         }
-        inode.record_in(sk, crate::api::hsiphash::inode_key(inode.inode()));
+        let i = inode.inode();
+        sk.set_path(inode.path(), i, crate::api::hsiphash::inode_key(i));
     }
     hash::bsd_insert(sk);
     drop(b);

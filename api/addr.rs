@@ -11,7 +11,7 @@
 use crate::api::bindings;
 use core::mem::offset_of;
 use core::ops::{Deref, DerefMut};
-use core::ptr::NonNull;
+use core::ptr::{self, NonNull};
 use kernel::alloc::{flags::GFP_KERNEL, KBox};
 use kernel::error::{code::EINVAL, Result};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
@@ -273,5 +273,45 @@ impl Deref for UniqueAddress {
 impl DerefMut for UniqueAddress {
     fn deref_mut(&mut self) -> &mut Address {
         &mut self.0.addr
+    }
+}
+
+/// Copies a caller's `struct sockaddr` of `len` bytes (at most [`SUN_LEN`] are kept).
+///
+/// # Safety
+///
+/// `ptr` points to at least `min(len, SUN_LEN)` readable bytes.
+pub(crate) unsafe fn sun_addr_from_raw(ptr: *const u8, len: usize) -> SunAddr {
+    let mut bytes = [0u8; SUN_LEN];
+    let n = len.min(SUN_LEN);
+    // SAFETY: `ptr` has `n` readable bytes (safety requirements).
+    unsafe { ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), n) };
+    SunAddr::new(bytes, len)
+}
+
+/// Writes the address `addr`, or an unnamed one (the family alone), to `dst` for
+/// `getsockname`/`getpeername`/`accept`; returns the length.
+///
+/// # Safety
+///
+/// `dst` is a `struct sockaddr_storage` (128 bytes) of the socket core.
+pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&Address>) -> usize {
+    let dst = dst.cast::<u8>();
+    match addr {
+        Some(a) => {
+            let b = a.as_bytes();
+            // SAFETY: At most 111 bytes into a 128-byte buffer.
+            unsafe { ptr::copy_nonoverlapping(b.as_ptr(), dst, b.len()) };
+            b.len()
+        }
+        None => {
+            let fam = (crate::api::param::family() as u16).to_ne_bytes();
+            // SAFETY: Three bytes into a 128-byte buffer.
+            unsafe {
+                ptr::copy_nonoverlapping(fam.as_ptr(), dst, 2);
+                dst.add(2).write(0);
+            }
+            PATH_OFFSET
+        }
     }
 }

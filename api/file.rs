@@ -9,8 +9,7 @@
 //! in flight are the protocol layer's.
 
 use crate::api::bindings;
-use crate::api::param;
-use crate::api::sock::{Msg, Sock};
+use crate::api::msg::Msg;
 use core::ptr::{self, NonNull};
 use kernel::error::{code::ENOMEM, Result};
 use kernel::types::Opaque;
@@ -109,7 +108,7 @@ impl Fds {
         usize::try_from(unsafe { (*self.as_ptr()).count_unix }).unwrap_or(0)
     }
 
-    fn file(&self, i: usize) -> *mut bindings::file {
+    pub(super) fn file(&self, i: usize) -> *mut bindings::file {
         if i >= self.len() {
             return ptr::null_mut();
         }
@@ -117,16 +116,6 @@ impl Fds {
         // slot is read through a raw pointer (the slots past `count` are not
         // initialised).
         unsafe { slot(self.as_ptr(), i).read() }
-    }
-
-    /// The sockets of this family among the files (one entry per file: a socket passed
-    /// twice comes twice).
-    pub(crate) fn socks(&self) -> impl Iterator<Item = &Sock> {
-        (0..self.len()).filter_map(move |i| {
-            // SAFETY: The list holds a reference to each of its files, so each file,
-            // its socket and the socket's `struct sock` live while `self` is borrowed.
-            unsafe { sock_of_file(self.file(i)) }
-        })
     }
 }
 
@@ -141,34 +130,6 @@ unsafe fn slot(p: *mut bindings::scm_fp_list, i: usize) -> *mut *mut bindings::f
         ptr::addr_of_mut!((*p).fp)
             .cast::<*mut bindings::file>()
             .add(i)
-    }
-}
-
-/// The socket of this family behind `file`, as `unix_get_socket()` finds an AF_UNIX
-/// one: a socket file (an `O_PATH` file has other file operations) whose `proto_ops`
-/// are of this family and which still has its `struct sock`.
-///
-/// # Safety
-///
-/// `file` is a file held for `'a` (its socket and `struct sock` live as long as it).
-unsafe fn sock_of_file<'a>(file: *mut bindings::file) -> Option<&'a Sock> {
-    if file.is_null() {
-        return None;
-    }
-    // SAFETY: `file` is held (safety requirements); `sock_from_file` checks its file
-    // operations. A socket's `ops` and `sk` are set at creation and cleared only at
-    // release, which cannot come while the file is held.
-    unsafe {
-        let sock = bindings::sock_from_file(file);
-        if sock.is_null() {
-            return None;
-        }
-        let ops = ptr::addr_of!((*sock).ops).read_volatile();
-        let sk = (*sock).sk;
-        if ops.is_null() || sk.is_null() || (*ops).family != param::family() {
-            return None;
-        }
-        Some(Sock::from_raw(sk))
     }
 }
 

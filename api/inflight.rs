@@ -10,9 +10,10 @@
 //! [`crate::api::sock`], with the rest of the skb's control block.
 
 use crate::api::bindings;
-use crate::api::sock::{state, Skb, Sock, UnixSock};
+use crate::api::cred::Kuid;
+use crate::api::sock::{state, IoGuard, QueuedSkb, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
-use crate::api::file::Fds;
+use crate::api::file::{FdList, Fds};
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -326,5 +327,67 @@ impl<T: Send + Sync + 'static> Drop for Published<T> {
         // SAFETY: From `Arc::into_raw` in `publish`; no borrow of it is left (type
         // invariant).
         drop(unsafe { Arc::from_raw(self.ptr) });
+    }
+}
+
+impl QueuedSkb<'_> {
+    /// Takes the fd list out of a stream skb that stays queued, with its sender. The
+    /// collector reads `fp` of queued skbs under its lock: `_gc` is that lock's proof.
+    pub(crate) fn take_fds(
+        &self,
+        io: &IoGuard<'_>,
+        _gc: &mut InflightList,
+    ) -> Option<(FdList, Kuid)> {
+        let cb = self.cb();
+        // SAFETY: The skb is queued on `io`'s socket, whose reader lock is held (only
+        // its holder takes `fp` there), and the collector's lock is held (it reads `fp`
+        // under it). A non-NULL `fp` is a list of `FdList::into_raw` the skb owned.
+        let (fp, uid) = unsafe {
+            let fp = NonNull::new(core::mem::replace(&mut (*cb).fp, ptr::null_mut()))?;
+            (FdList::from_raw(fp), Kuid((*cb).fp_uid.val))
+        };
+        io.sock().nr_fds().fetch_sub(fp.len() as u32, Ordering::Relaxed);
+        Some((fp, uid))
+    }
+}
+
+/// The collector's view of an fd list: its sockets of this family.
+impl Fds {
+    /// The sockets of this family among the files (one entry per file: a socket passed
+    /// twice comes twice).
+    pub(crate) fn socks(&self) -> impl Iterator<Item = &Sock> {
+        (0..self.len()).filter_map(move |i| {
+            // SAFETY: The list holds a reference to each of its files, so each file,
+            // its socket and the socket's `struct sock` live while `self` is borrowed.
+            unsafe { sock_of_file(self.file(i)) }
+        })
+    }
+}
+
+/// The socket of this family behind `file`, as `unix_get_socket()` finds an AF_UNIX
+/// one: a socket file (an `O_PATH` file has other file operations) whose `proto_ops`
+/// are of this family and which still has its `struct sock`.
+///
+/// # Safety
+///
+/// `file` is a file held for `'a` (its socket and `struct sock` live as long as it).
+unsafe fn sock_of_file<'a>(file: *mut bindings::file) -> Option<&'a Sock> {
+    if file.is_null() {
+        return None;
+    }
+    // SAFETY: `file` is held (safety requirements); `sock_from_file` checks its file
+    // operations. A socket's `ops` and `sk` are set at creation and cleared only at
+    // release, which cannot come while the file is held.
+    unsafe {
+        let sock = bindings::sock_from_file(file);
+        if sock.is_null() {
+            return None;
+        }
+        let ops = ptr::addr_of!((*sock).ops).read_volatile();
+        let sk = (*sock).sk;
+        if ops.is_null() || sk.is_null() || (*ops).family != param::family() {
+            return None;
+        }
+        Some(Sock::from_raw(sk))
     }
 }

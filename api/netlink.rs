@@ -12,7 +12,7 @@
 
 use crate::api::bindings;
 use crate::api::error::EMSGSIZE;
-use crate::api::pernet::Net;
+use crate::api::net::Net;
 use crate::api::sock::Sock;
 use core::ffi::{c_int, c_long, c_void};
 use core::marker::PhantomData;

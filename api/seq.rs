@@ -9,7 +9,7 @@
 //! it. Position 0 is the header line.
 
 use crate::api::bindings;
-use crate::api::pernet::{self, Data, Net};
+use crate::api::net::{self, Data, Net};
 use crate::api::sock::Sock;
 use core::ffi::{c_int, c_void, CStr};
 use core::marker::PhantomData;
@@ -140,7 +140,7 @@ impl<S: Operations> Adapter<S> {
     unsafe fn data<'a>(m: *mut bindings::seq_file) -> &'a Data {
         // SAFETY: The file holds a reference to its netns, whose data is set from before
         // the file is made until after it is removed (which waits for readers).
-        pernet::data(unsafe { Net::from_raw(bindings::afunix_seq_net(m)) }).get()
+        net::data(unsafe { Net::from_raw(bindings::afunix_seq_net(m)) }).get()
     }
 
     /// Keeps `cur` in the file's state; the place `start`/`next` return.

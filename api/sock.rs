@@ -9,9 +9,8 @@
 use crate::api::addr::{Address, SunAddr, UnixAddress, SUN_LEN};
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, Fds};
+pub(crate) use crate::api::msg::Msg;
 use crate::api::vfs::HeldPath;
-use crate::api::inflight::InflightList;
-use crate::api::wait::WaitFunc;
 use crate::api::bindings;
 use crate::api::error::{Errno, EMSGSIZE};
 use crate::api::sync::SpinGuard;
@@ -22,6 +21,15 @@ use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
+
+/// The type of a wait queue entry's wake function (`wait_queue_func_t`), as a socket's
+/// `peer_wake` has one ([`crate::api::wait::RelayAdapter`]).
+pub(crate) type WaitFunc = unsafe extern "C" fn(
+    *mut bindings::wait_queue_entry,
+    core::ffi::c_uint,
+    c_int,
+    *mut core::ffi::c_void,
+) -> c_int;
 
 /// `sk_state` values (`include/net/tcp_states.h`), as AF_UNIX uses them.
 pub(crate) mod state {
@@ -663,6 +671,19 @@ impl Sock {
         sock.test_flag(nr)
     }
 
+    /// The mode of the inode of the socket's `struct socket`
+    /// (`SOCK_INODE(sk->sk_socket)->i_mode`), `None` without a `struct socket`.
+    pub(crate) fn socket_inode_mode(&self) -> Option<u16> {
+        // SAFETY: A read of a pointer field of a live socket.
+        let sock = unsafe { (*self.as_ptr()).sk_socket };
+        if sock.is_null() {
+            return None;
+        }
+        // SAFETY: A non-NULL `sk_socket` is the socket's `struct socket`, which holds
+        // it until release (as in `Sock::socket_flag`), and whose inode lives as long.
+        Some(unsafe { (*bindings::afunix_sock_inode(sock)).i_mode })
+    }
+
     /// Whether the socket still has its `struct socket` (not orphaned); plain read, as
     /// AF_UNIX's `/proc` does, under the state lock.
     pub(crate) fn has_socket(&self) -> bool {
@@ -1141,7 +1162,7 @@ impl Sock {
     }
 
     /// `scm_fds:` of fdinfo: fds queued and not received yet.
-    fn nr_fds(&self) -> &core::sync::atomic::AtomicU32 {
+    pub(super) fn nr_fds(&self) -> &core::sync::atomic::AtomicU32 {
         // SAFETY: A field of a live socket, only accessed atomically.
         unsafe {
             core::sync::atomic::AtomicU32::from_ptr(
@@ -1547,6 +1568,11 @@ pub(crate) struct IoGuard<'a> {
 }
 
 impl<'a> IoGuard<'a> {
+    /// The socket whose reader lock this is.
+    pub(crate) fn sock(&self) -> &Sock {
+        self.sk
+    }
+
     /// The first skb of the receive queue, or the one after `after`; `state` is this
     /// socket's state lock (as `unix_stream_read_generic()`).
     ///
@@ -1756,154 +1782,6 @@ impl Socket {
             let sk = core::mem::replace(&mut (*self.0.get()).sk, ptr::null_mut());
             NonNull::new(sk).map(|p| ARef::from_raw(p.cast()))
         }
-    }
-}
-
-/// A message header passed to `sendmsg`/`recvmsg`.
-///
-/// # Invariants
-///
-/// `self.0` is the live `struct msghdr` of the current call.
-pub(crate) struct Msg(NonNull<bindings::msghdr>);
-
-impl Msg {
-    /// Wraps the `msghdr` of a `sendmsg`/`recvmsg` call.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` must be valid for the lifetime of the returned value.
-    pub(crate) unsafe fn from_raw(ptr: *mut bindings::msghdr) -> Result<Msg> {
-        // INVARIANT: Valid by the safety requirements.
-        NonNull::new(ptr)
-            .map(Msg)
-            .ok_or(kernel::error::code::EINVAL)
-    }
-
-    /// `msg_flags`: on send, the flags of the call.
-    pub(crate) fn flags(&self) -> u32 {
-        // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_flags }
-    }
-
-    /// Adds bits to `msg_flags` (on receive: `MSG_TRUNC`).
-    pub(crate) fn add_flags(&mut self, bits: u32) {
-        // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_flags |= bits };
-    }
-
-    /// `msg_namelen`: on send, the length of the destination address, if any.
-    pub(crate) fn namelen(&self) -> i32 {
-        // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_namelen }
-    }
-
-    /// Says that no source address is returned (unnamed sender).
-    pub(crate) fn clear_name(&mut self) {
-        // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_namelen = 0 };
-    }
-
-    /// On send: the destination address, if the caller gave one.
-    pub(crate) fn name(&self) -> Option<SunAddr> {
-        // SAFETY: `self.0` is valid (type invariant); `msg_name` holds `msg_namelen`
-        // bytes when non-NULL (the socket core copied the address in).
-        unsafe {
-            let m = self.0.as_ptr();
-            let len = usize::try_from((*m).msg_namelen).ok().filter(|&l| l != 0)?;
-            if (*m).msg_name.is_null() {
-                return None;
-            }
-            Some(sun_addr_from_raw((*m).msg_name.cast(), len))
-        }
-    }
-
-    /// On receive: returns the sender's address, if the caller asked for one
-    /// (`unix_copy_addr()`); an unnamed sender leaves the length at 0.
-    pub(crate) fn set_name(&mut self, addr: Option<&Address>) {
-        // SAFETY: `self.0` is valid (type invariant). A non-NULL `msg_name` of a
-        // receive is a `struct sockaddr_storage` (128 bytes) of the socket core; an
-        // address has at most 111.
-        unsafe {
-            let m = self.0.as_ptr();
-            if (*m).msg_name.is_null() {
-                return;
-            }
-            (*m).msg_namelen = 0;
-            if let Some(a) = addr {
-                let b = a.as_bytes();
-                ptr::copy_nonoverlapping(b.as_ptr(), (*m).msg_name.cast::<u8>(), b.len());
-                (*m).msg_namelen = b.len() as c_int;
-            }
-        }
-    }
-
-    fn iter(&mut self) -> *mut bindings::iov_iter {
-        // SAFETY: `self.0` is valid (type invariant).
-        unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).msg_iter) }
-    }
-
-    /// On send: the control data, `msg_controllen` bytes at `msg_control`, or `None`
-    /// when there is none (`msg_controllen` 0). During `sendmsg` this is the socket
-    /// core's kernel copy (`msg_control_is_user` false); a user pointer, or a NULL one
-    /// with a length, gives `EFAULT` (no caller in 6.12 passes either).
-    pub(crate) fn control(&self) -> Result<Option<&[u8]>> {
-        // SAFETY: `self.0` is valid (type invariant). A kernel `msg_control` of a send
-        // holds `msg_controllen` bytes (copied in by `____sys_sendmsg`, at most
-        // INT_MAX), unchanged while the call runs; the slice borrows `self`.
-        unsafe {
-            let m = self.0.as_ptr();
-            let len = (*m).msg_controllen;
-            if len == 0 {
-                return Ok(None);
-            }
-            let p = (*m).__bindgen_anon_1.msg_control;
-            if (*m).msg_control_is_user() || p.is_null() || len > isize::MAX as usize {
-                return Err(kernel::error::code::EFAULT);
-            }
-            Ok(Some(core::slice::from_raw_parts(p.cast::<u8>(), len)))
-        }
-    }
-
-    /// The raw `struct msghdr`.
-    pub(crate) fn as_ptr(&self) -> *mut bindings::msghdr {
-        self.0.as_ptr()
-    }
-
-    /// Whether the control buffer is the caller's user memory (a `recvmsg` syscall).
-    pub(crate) fn control_is_user(&self) -> bool {
-        // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_control_is_user() }
-    }
-
-    /// On receive: whether the caller gave a control buffer (`msg_control` not NULL).
-    pub(crate) fn has_control(&self) -> bool {
-        // SAFETY: `self.0` is valid (type invariant); both members of the union are
-        // pointers, only compared to NULL.
-        unsafe { !(*self.0.as_ptr()).__bindgen_anon_1.msg_control.is_null() }
-    }
-
-    /// On receive: the room left in the control buffer (`msg_controllen`).
-    pub(crate) fn controllen(&self) -> usize {
-        // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_controllen }
-    }
-
-    /// On receive: appends a control message (`put_cmsg()`: `MSG_CTRUNC` when it does
-    /// not fit; a fault is ignored, as AF_UNIX ignores it).
-    pub(crate) fn put_cmsg(&mut self, level: i32, ty: i32, data: &[u8]) {
-        let len = c_int::try_from(data.len()).unwrap_or(c_int::MAX);
-        // SAFETY: `self.0` is valid (type invariant); `put_cmsg` reads `len` bytes of
-        // `data` (it takes a non-const pointer but does not write through it) and
-        // checks the caller's buffer.
-        unsafe {
-            bindings::put_cmsg(
-                self.0.as_ptr(),
-                level,
-                ty,
-                len,
-                data.as_ptr().cast_mut().cast(),
-            )
-        };
     }
 }
 
@@ -2196,7 +2074,7 @@ impl SkbView {
         unsafe { (*self.as_ptr()).len }
     }
 
-    fn cb(&self) -> *mut SkbCb {
+    pub(super) fn cb(&self) -> *mut SkbCb {
         // SAFETY: The skb is valid.
         let cb = unsafe { ptr::addr_of_mut!((*self.as_ptr()).cb) };
         // CAST: `cb` (48 bytes, 8-aligned) holds the module's `SkbCb`.
@@ -2390,46 +2268,6 @@ pub(crate) fn skb_limits() -> (usize, usize, usize) {
     }
 }
 
-/// Copies a caller's `struct sockaddr` of `len` bytes (at most [`SUN_LEN`] are kept).
-///
-/// # Safety
-///
-/// `ptr` points to at least `min(len, SUN_LEN)` readable bytes.
-pub(crate) unsafe fn sun_addr_from_raw(ptr: *const u8, len: usize) -> SunAddr {
-    let mut bytes = [0u8; SUN_LEN];
-    let n = len.min(SUN_LEN);
-    // SAFETY: `ptr` has `n` readable bytes (safety requirements).
-    unsafe { ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), n) };
-    SunAddr::new(bytes, len)
-}
-
-/// Writes the address `addr`, or an unnamed one (the family alone), to `dst` for
-/// `getsockname`/`getpeername`/`accept`; returns the length.
-///
-/// # Safety
-///
-/// `dst` is a `struct sockaddr_storage` (128 bytes) of the socket core.
-pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&Address>) -> usize {
-    let dst = dst.cast::<u8>();
-    match addr {
-        Some(a) => {
-            let b = a.as_bytes();
-            // SAFETY: At most 111 bytes into a 128-byte buffer.
-            unsafe { ptr::copy_nonoverlapping(b.as_ptr(), dst, b.len()) };
-            b.len()
-        }
-        None => {
-            let fam = (crate::api::param::family() as u16).to_ne_bytes();
-            // SAFETY: Three bytes into a 128-byte buffer.
-            unsafe {
-                ptr::copy_nonoverlapping(fam.as_ptr(), dst, 2);
-                dst.add(2).write(0);
-            }
-            crate::api::addr::PATH_OFFSET
-        }
-    }
-}
-
 /// The bind lock of a socket, held.
 ///
 /// # Invariants
@@ -2515,27 +2353,6 @@ impl Skb {
             (FdList::from_raw(fp), Kuid((*cb).fp_uid.val))
         };
         sk.nr_fds().fetch_sub(fp.len() as u32, Ordering::Relaxed);
-        Some((fp, uid))
-    }
-}
-
-impl QueuedSkb<'_> {
-    /// Takes the fd list out of a stream skb that stays queued, with its sender. The
-    /// collector reads `fp` of queued skbs under its lock: `_gc` is that lock's proof.
-    pub(crate) fn take_fds(
-        &self,
-        io: &IoGuard<'_>,
-        _gc: &mut InflightList,
-    ) -> Option<(FdList, Kuid)> {
-        let cb = self.cb();
-        // SAFETY: The skb is queued on `io`'s socket, whose reader lock is held (only
-        // its holder takes `fp` there), and the collector's lock is held (it reads `fp`
-        // under it). A non-NULL `fp` is a list of `FdList::into_raw` the skb owned.
-        let (fp, uid) = unsafe {
-            let fp = NonNull::new(core::mem::replace(&mut (*cb).fp, ptr::null_mut()))?;
-            (FdList::from_raw(fp), Kuid((*cb).fp_uid.val))
-        };
-        io.sk.nr_fds().fetch_sub(fp.len() as u32, Ordering::Relaxed);
         Some((fp, uid))
     }
 }

@@ -13,7 +13,7 @@
 
 use crate::api::bindings;
 use crate::api::error::EMSGSIZE;
-use crate::api::pernet::Net;
+use crate::api::net::Net;
 use crate::api::netlink::{DumpAdapter, NetlinkDump, NlMsg, NlMsgBuilder, NlSkb};
 use crate::api::netlink::{Payload, ReplySkb, UserNs};
 use crate::api::sock::Sock;

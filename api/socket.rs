@@ -11,7 +11,8 @@
 
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
-use crate::api::sock::{sun_addr_from_raw, write_sockaddr, Msg, Pipe, Sock, Socket};
+use crate::api::addr::{sun_addr_from_raw, write_sockaddr};
+use crate::api::sock::{Msg, Pipe, Sock, Socket};
 use core::ffi::c_int;
 use core::marker::PhantomData;
 use kernel::error::{from_result, Result};

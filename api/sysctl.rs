@@ -10,7 +10,7 @@
 //! at the netns's init and unregisters them at its exit.
 
 use crate::api::bindings;
-use crate::api::pernet::{self, Net};
+use crate::api::net::Net;
 use crate::api::sync::OnceBox;
 use core::ptr;
 use core::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
@@ -109,13 +109,4 @@ impl NetSysctls {
             unsafe { bindings::unregister_net_sysctl_table(hdr) };
         }
     }
-}
-
-/// `net.rust_afunix.max_dgram_qlen` of a netns.
-#[expect(
-    dead_code,
-    reason = "for api/sock.rs, which reads it through the transitional table_of meanwhile"
-)]
-pub(crate) fn max_dgram_qlen(net: &Net) -> u32 {
-    pernet::sysctls(net).max_dgram_qlen()
 }

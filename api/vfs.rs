@@ -9,7 +9,6 @@
 //! protocol layer's.
 
 use crate::api::bindings;
-use crate::api::sock::Sock;
 use core::ffi::{c_int, c_uint};
 use core::mem::MaybeUninit;
 use core::ptr;
@@ -27,21 +26,6 @@ pub(crate) const MAY_WRITE: i32 = bindings::MAY_WRITE as i32;
 pub(crate) fn current_umask() -> u32 {
     // SAFETY: No requirements.
     unsafe { bindings::current_umask() as u32 }
-}
-
-impl Sock {
-    /// The mode of the inode of the socket's `struct socket`
-    /// (`SOCK_INODE(sk->sk_socket)->i_mode`), `None` without a `struct socket`.
-    pub(crate) fn socket_inode_mode(&self) -> Option<u16> {
-        // SAFETY: A read of a pointer field of a live socket.
-        let sock = unsafe { (*self.as_ptr()).sk_socket };
-        if sock.is_null() {
-            return None;
-        }
-        // SAFETY: A non-NULL `sk_socket` is the socket's `struct socket`, which holds
-        // it until release (as in `Sock::socket_flag`), and whose inode lives as long.
-        Some(unsafe { (*bindings::afunix_sock_inode(sock)).i_mode })
-    }
 }
 
 /// A path with references of its own to its mount and dentry (`path_get()`), put on
@@ -243,8 +227,8 @@ impl NewSocketInode {
         unsafe { (*self.inode()).i_ino as u64 }
     }
 
-    /// Records the path in `sk` (before `sk` enters the global pathname table).
-    pub(crate) fn record_in(&mut self, sk: &Sock, key: u32) {
+    /// The new inode's path, with references of its own (for the socket).
+    pub(crate) fn path(&self) -> HeldPath {
         // SAFETY: The parent's mount and the new dentry are held (type invariant): new
         // references to them, for the socket.
         let path = unsafe {
@@ -254,7 +238,7 @@ impl NewSocketInode {
             }
         };
         // INVARIANT: The references just taken, of a path with a dentry.
-        sk.set_path(HeldPath(path), self.inode(), key);
+        HeldPath(path)
     }
 
     /// Removes the inode again (the bind failed after the mknod).

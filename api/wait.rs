@@ -267,9 +267,7 @@ impl PeerWaitGuard<'_> {
     }
 }
 
-/// The type of a wait queue entry's wake function (`wait_queue_func_t`).
-pub(crate) type WaitFunc =
-    unsafe extern "C" fn(*mut bindings::wait_queue_entry, c_uint, c_int, *mut c_void) -> c_int;
+pub(crate) use crate::api::sock::WaitFunc;
 
 /// The wake function of a socket's `peer_wake` entry (AF_UNIX's
 /// `unix_dgram_peer_wake_relay()`).

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The message header of a `sendmsg`/`recvmsg` call: its flags, name, control buffer
+//! (`put_cmsg`) and data iterator.
+
+use crate::api::addr::{sun_addr_from_raw, Address, SunAddr};
+use crate::api::bindings;
+use core::ffi::c_int;
+use core::ptr::{self, NonNull};
+use kernel::error::Result;
+
+/// A message header passed to `sendmsg`/`recvmsg`.
+///
+/// # Invariants
+///
+/// `self.0` is the live `struct msghdr` of the current call.
+pub(crate) struct Msg(NonNull<bindings::msghdr>);
+
+impl Msg {
+    /// Wraps the `msghdr` of a `sendmsg`/`recvmsg` call.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for the lifetime of the returned value.
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::msghdr) -> Result<Msg> {
+        // INVARIANT: Valid by the safety requirements.
+        NonNull::new(ptr)
+            .map(Msg)
+            .ok_or(kernel::error::code::EINVAL)
+    }
+
+    /// `msg_flags`: on send, the flags of the call.
+    pub(crate) fn flags(&self) -> u32 {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_flags }
+    }
+
+    /// Adds bits to `msg_flags` (on receive: `MSG_TRUNC`).
+    pub(crate) fn add_flags(&mut self, bits: u32) {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_flags |= bits };
+    }
+
+    /// `msg_namelen`: on send, the length of the destination address, if any.
+    pub(crate) fn namelen(&self) -> i32 {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_namelen }
+    }
+
+    /// Says that no source address is returned (unnamed sender).
+    pub(crate) fn clear_name(&mut self) {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_namelen = 0 };
+    }
+
+    /// On send: the destination address, if the caller gave one.
+    pub(crate) fn name(&self) -> Option<SunAddr> {
+        // SAFETY: `self.0` is valid (type invariant); `msg_name` holds `msg_namelen`
+        // bytes when non-NULL (the socket core copied the address in).
+        unsafe {
+            let m = self.0.as_ptr();
+            let len = usize::try_from((*m).msg_namelen).ok().filter(|&l| l != 0)?;
+            if (*m).msg_name.is_null() {
+                return None;
+            }
+            Some(sun_addr_from_raw((*m).msg_name.cast(), len))
+        }
+    }
+
+    /// On receive: returns the sender's address, if the caller asked for one
+    /// (`unix_copy_addr()`); an unnamed sender leaves the length at 0.
+    pub(crate) fn set_name(&mut self, addr: Option<&Address>) {
+        // SAFETY: `self.0` is valid (type invariant). A non-NULL `msg_name` of a
+        // receive is a `struct sockaddr_storage` (128 bytes) of the socket core; an
+        // address has at most 111.
+        unsafe {
+            let m = self.0.as_ptr();
+            if (*m).msg_name.is_null() {
+                return;
+            }
+            (*m).msg_namelen = 0;
+            if let Some(a) = addr {
+                let b = a.as_bytes();
+                ptr::copy_nonoverlapping(b.as_ptr(), (*m).msg_name.cast::<u8>(), b.len());
+                (*m).msg_namelen = b.len() as c_int;
+            }
+        }
+    }
+
+    pub(super) fn iter(&mut self) -> *mut bindings::iov_iter {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).msg_iter) }
+    }
+
+    /// On send: the control data, `msg_controllen` bytes at `msg_control`, or `None`
+    /// when there is none (`msg_controllen` 0). During `sendmsg` this is the socket
+    /// core's kernel copy (`msg_control_is_user` false); a user pointer, or a NULL one
+    /// with a length, gives `EFAULT` (no caller in 6.12 passes either).
+    pub(crate) fn control(&self) -> Result<Option<&[u8]>> {
+        // SAFETY: `self.0` is valid (type invariant). A kernel `msg_control` of a send
+        // holds `msg_controllen` bytes (copied in by `____sys_sendmsg`, at most
+        // INT_MAX), unchanged while the call runs; the slice borrows `self`.
+        unsafe {
+            let m = self.0.as_ptr();
+            let len = (*m).msg_controllen;
+            if len == 0 {
+                return Ok(None);
+            }
+            let p = (*m).__bindgen_anon_1.msg_control;
+            if (*m).msg_control_is_user() || p.is_null() || len > isize::MAX as usize {
+                return Err(kernel::error::code::EFAULT);
+            }
+            Ok(Some(core::slice::from_raw_parts(p.cast::<u8>(), len)))
+        }
+    }
+
+    /// The raw `struct msghdr`.
+    pub(crate) fn as_ptr(&self) -> *mut bindings::msghdr {
+        self.0.as_ptr()
+    }
+
+    /// Whether the control buffer is the caller's user memory (a `recvmsg` syscall).
+    pub(crate) fn control_is_user(&self) -> bool {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_control_is_user() }
+    }
+
+    /// On receive: whether the caller gave a control buffer (`msg_control` not NULL).
+    pub(crate) fn has_control(&self) -> bool {
+        // SAFETY: `self.0` is valid (type invariant); both members of the union are
+        // pointers, only compared to NULL.
+        unsafe { !(*self.0.as_ptr()).__bindgen_anon_1.msg_control.is_null() }
+    }
+
+    /// On receive: the room left in the control buffer (`msg_controllen`).
+    pub(crate) fn controllen(&self) -> usize {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { (*self.0.as_ptr()).msg_controllen }
+    }
+
+    /// On receive: appends a control message (`put_cmsg()`: `MSG_CTRUNC` when it does
+    /// not fit; a fault is ignored, as AF_UNIX ignores it).
+    pub(crate) fn put_cmsg(&mut self, level: i32, ty: i32, data: &[u8]) {
+        let len = c_int::try_from(data.len()).unwrap_or(c_int::MAX);
+        // SAFETY: `self.0` is valid (type invariant); `put_cmsg` reads `len` bytes of
+        // `data` (it takes a non-const pointer but does not write through it) and
+        // checks the caller's buffer.
+        unsafe {
+            bindings::put_cmsg(
+                self.0.as_ptr(),
+                level,
+                ty,
+                len,
+                data.as_ptr().cast_mut().cast(),
+            )
+        };
+    }
+}
