@@ -62,7 +62,7 @@ fn bind_abstract(sk: &Sock, addr: Address) -> Result {
 /// table and the global one. The inode is removed again if the bind fails after.
 fn bind_bsd(sk: &Sock, addr: Address) -> Result {
     let addr = UnixAddress::new(addr)?;
-    let mut inode = NewSocketInode::create(sk, &addr).map_err(|e| {
+    let inode = NewSocketInode::create(sk, &addr).map_err(|e| {
         if e == EEXIST {
             EADDRINUSE.into()
         } else {

@@ -9,6 +9,7 @@
 //! in flight are the protocol layer's.
 
 use crate::api::bindings;
+use crate::api::param;
 use crate::api::msg::Msg;
 use core::ptr::{self, NonNull};
 use kernel::error::{code::ENOMEM, Result};
@@ -179,7 +180,7 @@ impl FdList {
             let n = (*p).count as usize;
             slot(p, n).write(file);
             (*p).count += 1;
-            if sock_of_file(file).is_some() {
+            if !family_sk_of_file(file).is_null() {
                 (*p).count_unix += 1;
             }
         }
@@ -263,5 +264,33 @@ impl Drop for FdList {
             }
             bindings::kfree(self.0.as_ptr().cast());
         }
+    }
+}
+
+/// The socket of this family behind `file`, as `unix_get_socket()` finds an AF_UNIX
+/// one: a socket file (an `O_PATH` file has other file operations) whose `proto_ops`
+/// are of this family and which still has its `struct sock`; NULL if it is none.
+///
+/// # Safety
+///
+/// `file` is NULL or a held file (its socket and `struct sock` live as long as it).
+pub(super) unsafe fn family_sk_of_file(file: *mut bindings::file) -> *mut bindings::sock {
+    if file.is_null() {
+        return ptr::null_mut();
+    }
+    // SAFETY: `file` is held (safety requirements); `sock_from_file` checks its file
+    // operations. A socket's `ops` and `sk` are set at creation and cleared only at
+    // release, which cannot come while the file is held.
+    unsafe {
+        let sock = bindings::sock_from_file(file);
+        if sock.is_null() {
+            return ptr::null_mut();
+        }
+        let ops = ptr::addr_of!((*sock).ops).read_volatile();
+        let sk = (*sock).sk;
+        if ops.is_null() || (*ops).family != param::family() {
+            return ptr::null_mut();
+        }
+        sk
     }
 }

@@ -13,7 +13,7 @@ use crate::api::bindings;
 use crate::api::cred::Kuid;
 use crate::api::sock::{state, IoGuard, QueuedSkb, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
-use crate::api::file::{FdList, Fds};
+use crate::api::file::{family_sk_of_file, FdList, Fds};
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -364,30 +364,12 @@ impl Fds {
     }
 }
 
-/// The socket of this family behind `file`, as `unix_get_socket()` finds an AF_UNIX
-/// one: a socket file (an `O_PATH` file has other file operations) whose `proto_ops`
-/// are of this family and which still has its `struct sock`.
+/// The socket of this family behind `file` ([`family_sk_of_file`]).
 ///
 /// # Safety
 ///
 /// `file` is a file held for `'a` (its socket and `struct sock` live as long as it).
 unsafe fn sock_of_file<'a>(file: *mut bindings::file) -> Option<&'a Sock> {
-    if file.is_null() {
-        return None;
-    }
-    // SAFETY: `file` is held (safety requirements); `sock_from_file` checks its file
-    // operations. A socket's `ops` and `sk` are set at creation and cleared only at
-    // release, which cannot come while the file is held.
-    unsafe {
-        let sock = bindings::sock_from_file(file);
-        if sock.is_null() {
-            return None;
-        }
-        let ops = ptr::addr_of!((*sock).ops).read_volatile();
-        let sk = (*sock).sk;
-        if ops.is_null() || sk.is_null() || (*ops).family != param::family() {
-            return None;
-        }
-        Some(Sock::from_raw(sk))
-    }
+    // SAFETY: `file` is held for `'a` (safety requirements), and so its `struct sock`.
+    unsafe { NonNull::new(family_sk_of_file(file)).map(|sk| Sock::from_raw(sk.as_ptr())) }
 }

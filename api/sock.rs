@@ -6,7 +6,7 @@
 //! `struct msghdr` lives here (and, for wait queues, in [`crate::wakeup`]). The protocol
 //! files work with the safe types of this file only.
 
-use crate::api::addr::{Address, SunAddr, UnixAddress, SUN_LEN};
+use crate::api::addr::{Address, UnixAddress};
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, Fds};
 pub(crate) use crate::api::msg::Msg;

@@ -10,7 +10,6 @@
 //! at the netns's init and unregisters them at its exit.
 
 use crate::api::bindings;
-use crate::api::net::Net;
 use crate::api::sync::OnceBox;
 use core::ptr;
 use core::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
