@@ -10,8 +10,8 @@
 //!
 //! [`UnixDiag`] is the family's [`SockDiag`] handler (the crate root registers
 //! [`sock_diag::handler`] of it) and the [`NetlinkDump`] of its dumps; the netlink
-//! messages are written with `api::netlink`. The walks of the netns table are in
-//! [`tables`].
+//! messages are written with `api::netlink`; the sockets of the netns table are walked
+//! with the `/proc` walk's cursor ([`seq`]).
 
 #![deny(unsafe_code)]
 

@@ -6,11 +6,14 @@
 //! `SOCK_STREAM`, `SOCK_DGRAM` and `SOCK_SEQPACKET` sockets that behave as AF_UNIX of
 //! Linux 6.12 does. See README.md.
 //!
-//! Layout: `unsafe` lives in the thin layer over the C API: [`sock`] (sockets, skbs,
-//! messages), [`socket`]'s trampolines, [`wakeup`] (wait queues), [`vfs`], [`proc`],
-//! [`sync`] (the module's spinlock), the list operations of [`hash`], the pernet glue of
-//! [`netns`] and this file's registration. The protocol and its policy are safe Rust:
-//! [`proto`], [`names`], [`autobind`] (with its map), [`addr`] and [`resize`].
+//! Two layers, as the PHY drivers sit on `rust/kernel/net/phy.rs`: [`api`], the
+//! kernel-API layer, holds every `unsafe`, `bindings::` and `extern "C"` (typed wrappers
+//! of the C objects, a trait and an `Adapter<T>` per C vtable); the protocol, every other
+//! module, is safe Rust (`#![deny(unsafe_code)]` in each) over it. `api` names nothing
+//! of the protocol, and no two modules import each other (`scripts/check-layers`, run by
+//! `make lint`). This file only wires them together: the family ([`ops`]), its
+//! sock_diag handler ([`diag`]), the per-netns data ([`netns`]), the global pathname
+//! table ([`hash`]), the workqueue and the collector ([`gc`]).
 
 mod api;
 mod autobind;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The thin layer over the C socket API: sockets, skbs and message headers.
+//! Sockets and skbs: the module's socket ([`UnixSock`], AF_UNIX's `struct unix_sock`
+//! first), its connection state ([`Conn`]) and locks as guards ([`StateGuard`],
+//! [`IoGuard`], [`BindGuard`], [`RcvQueue`]), `struct socket` ([`Socket`]), owned and
+//! borrowed skbs with the module's control block ([`Skb`], [`SkbView`], [`SkbCb`]), and
+//! the small C facts the protocol reads (signals, limits, module parameters).
 //!
-//! Every `unsafe` that touches a `struct sock`, `struct socket`, `struct sk_buff` or
-//! `struct msghdr` lives here (and, for wait queues, in [`crate::wakeup`]). The protocol
-//! files work with the safe types of this file only.
+//! Other parts of the C API the protocol uses have files of their own in `api/` (the
+//! message header in [`crate::api::msg`], wait queues in [`crate::api::wait`], the
+//! collector's walks in [`crate::api::inflight`], ...).
 
 use crate::api::addr::{Address, UnixAddress};
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
