@@ -72,7 +72,6 @@ use kernel::sync::{Arc, UniqueArc};
 use kernel::types::ARef;
 use kernel::workqueue::{Work, WorkItem};
 
-
 const HASH_MOD: u32 = HASH_SIZE - 1;
 /// The lock stripes of a striped table.
 const STRIPES: usize = HASH_SIZE as usize;

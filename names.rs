@@ -8,10 +8,10 @@
 #![deny(unsafe_code)]
 
 use crate::api::addr::{Address, Name, SunAddr, UnixAddress, PATH_OFFSET};
-use crate::autobind::autobind;
 use crate::api::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
-use crate::hash::{self, Bucket};
 use crate::api::sock::Sock;
+use crate::autobind::autobind;
+use crate::hash::{self, Bucket};
 use crate::vfs::{NewSocketInode, SocketFile};
 use kernel::error::{code::*, Result};
 use kernel::prelude::*;

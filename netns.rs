@@ -19,7 +19,6 @@ use kernel::error::{code::EINVAL, Result};
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-
 #[vtable]
 impl pernet::Operations for NetTable {
     type Seq = ProcNet;

@@ -9,7 +9,7 @@
 
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::family::{FamilyOps, Kind};
-use crate::api::sock::{Msg, Pipe, Sock, Socket};
+use crate::api::sock::{Msg, Pipe, Sock, Socket, SpaceSock};
 use crate::api::socket::{IoctlAnswer, SocketOps};
 use crate::names;
 use crate::proto;
@@ -35,10 +35,10 @@ impl FamilyOps for Family {
     fn init_new(sk: &Sock) {
         proto::init_new(sk)
     }
-    fn destruct(sk: &Sock) {
-        proto::destruct(sk)
+    fn destruct() {
+        proto::destruct()
     }
-    fn write_space(sk: &Sock) {
+    fn write_space(sk: &SpaceSock<'_>) {
         wakeup::write_space(sk)
     }
 }

@@ -8,21 +8,21 @@
 #![deny(unsafe_code)]
 
 use crate::api::addr::{SunAddr, UnixAddress, AF_UNSPEC};
-use crate::api::family::Kind;
-use crate::api::socket::IoctlAnswer;
-use crate::cmsg::{self, RecvCreds};
 use crate::api::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
     ESOCKTNOSUPPORT,
 };
-use crate::gc;
-use crate::names;
-use crate::oob;
-use crate::api::sock::{Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
+use crate::api::family::Kind;
 use crate::api::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
     ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
 };
+use crate::api::sock::{Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
+use crate::api::socket::IoctlAnswer;
+use crate::cmsg::{self, RecvCreds};
+use crate::gc;
+use crate::names;
+use crate::oob;
 use crate::wakeup::{self, poll};
 use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::error::{code::*, Error, Result};
@@ -42,8 +42,6 @@ const PF_UNIX: i32 = 1;
 
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
-
-
 
 /// Live sockets of this family, as AF_UNIX's `unix_nr_socks`.
 static NR_SOCKS: AtomicI64 = AtomicI64::new(0);
@@ -87,7 +85,7 @@ pub(crate) fn init_new(sk: &Sock) {
 /// Called a grace period after the last reference to `sk` went (`unix_sock_destructor()`),
 /// in an RCU callback (softirq): nothing here may sleep or take a lock taken with
 /// softirqs on. The socket layer empties the queue and frees the address after this.
-pub(crate) fn destruct(_sk: &Sock) {
+pub(crate) fn destruct() {
     unaccount_socket();
 }
 

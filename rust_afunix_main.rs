@@ -61,6 +61,8 @@ struct RustAfUnix {
 
 impl kernel::Module for RustAfUnix {
     fn init(module: &'static ThisModule) -> Result<Self> {
+        // A bad `family=` fails the load before anything is made.
+        api::family::check_number()?;
         // Made first, destroyed after the pernet exits and the pathname table's
         // withdrawal: the tables queue their resizes on it.
         let queue = api::workqueue::OwnedQueue::new()?;

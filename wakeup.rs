@@ -13,7 +13,7 @@
 #![deny(unsafe_code)]
 
 use crate::api::sock::state::LISTEN;
-use crate::api::sock::{shut, wake_async, wakeup_unkeyed, Sock, StateGuard};
+use crate::api::sock::{shut, wake_async, wakeup_unkeyed, Sock, SpaceSock, StateGuard};
 use crate::api::sync::RcuReadGuard;
 use crate::api::wait::{PeerWake, Relay};
 
@@ -55,13 +55,18 @@ impl PeerWake for Wakeup {
 
 /// AF_UNIX's `unix_writable()`: at most a quarter of the send buffer is in flight.
 pub(crate) fn writable(sk: &Sock, state: u8) -> bool {
-    state != LISTEN && (u64::from(sk.wmem_alloc()) << 2) <= sk.sndbuf() as u64
+    writable_with(state, sk.wmem_alloc(), sk.sndbuf())
+}
+
+/// [`writable`] of a socket's state, bytes in flight and send buffer.
+fn writable_with(state: u8, wmem_alloc: u32, sndbuf: i32) -> bool {
+    state != LISTEN && (u64::from(wmem_alloc) << 2) <= sndbuf as u64
 }
 
 /// The `sk_write_space` hook (AF_UNIX's `unix_write_space()`): skbs charged to `sk`
 /// were freed; if it is writable now, its writers wake.
-pub(crate) fn write_space(sk: &Sock) {
-    if !writable(sk, sk.state()) {
+pub(crate) fn write_space(sk: &SpaceSock<'_>) {
+    if !writable_with(sk.state(), sk.wmem_alloc(), sk.sndbuf()) {
         return;
     }
     let rcu = RcuReadGuard::new();

@@ -10,7 +10,7 @@
 
 use crate::api::bindings;
 use crate::api::param;
-use crate::api::sock::{Sock, UnixSock};
+use crate::api::sock::{Sock, SpaceSock, UnixSock};
 use crate::api::sock_diag::{self, SockDiag};
 use crate::api::socket::{proto_ops, SocketOps};
 use crate::api::wait::{PeerWake, RelayAdapter};
@@ -47,13 +47,13 @@ pub(crate) trait FamilyOps {
     fn unaccount();
     /// Finishes a new socket, allocated and initialised by the core.
     fn init_new(sk: &Sock);
-    /// `sk_destruct`: a grace period after the last reference went (`SOCK_RCU_FREE`),
-    /// in an RCU callback: nothing here may sleep.
-    fn destruct(sk: &Sock);
-    /// `sk_write_space`: memory charged to `sk` came back. Also called on a socket
-    /// whose last reference is gone (from the destructor of an skb charged to it): its
-    /// memory stays valid for the call.
-    fn write_space(sk: &Sock);
+    /// `sk_destruct` of a socket: a grace period after its last reference went
+    /// (`SOCK_RCU_FREE`), in an RCU callback: nothing here may sleep. The socket layer
+    /// frees what the socket holds after this.
+    fn destruct();
+    /// `sk_write_space`: memory charged to `sk` came back (its last reference may be
+    /// gone: [`SpaceSock`]).
+    fn write_space(sk: &SpaceSock<'_>);
 }
 
 /// The trampolines of `F`'s callbacks.
@@ -142,7 +142,7 @@ impl<F: FamilyOps> Adapter<F> {
         // SAFETY: The core passes a socket of this family whose refcount dropped to zero
         // (a grace period ago); it is valid until this hook returns.
         let s = unsafe { Sock::from_raw(sk) };
-        F::destruct(s);
+        F::destruct();
         // SAFETY: This is `sk_destruct`.
         unsafe { s.destruct() };
     }
@@ -154,9 +154,10 @@ impl<F: FamilyOps> Adapter<F> {
     /// Only called by the core, for a socket of this family whose memory is valid for
     /// the call (its last reference may be gone: `sock_wfree` of its last skb).
     unsafe extern "C" fn write_space(sk: *mut bindings::sock) {
-        // SAFETY: As above.
-        let s = unsafe { Sock::from_raw(sk) };
-        F::write_space(s);
+        // SAFETY: As above: the memory is valid for the call, and `SpaceSock` takes no
+        // reference.
+        let s = unsafe { SpaceSock::new(Sock::from_raw(sk)) };
+        F::write_space(&s);
     }
 }
 
@@ -198,6 +199,21 @@ fn proto_named(name: &[u8], owner: *mut bindings::module) -> bindings::proto {
     p
 }
 
+/// The `family` parameter, if it is a number `sock_register` takes: checked at load,
+/// before anything is registered.
+pub(crate) fn check_number() -> Result<c_int> {
+    let fam = param::family();
+    if fam <= 0 || fam >= AF_MAX {
+        pr_err!(
+            "family={} is not a usable family number: pick a free one in 1..{} (see README)\n",
+            fam,
+            AF_MAX - 1
+        );
+        return Err(EINVAL);
+    }
+    Ok(fam)
+}
+
 /// The family, registered: unregistered on drop. At most one exists (the module's).
 pub(crate) struct Registration {
     tables: Pin<KBox<Tables>>,
@@ -210,15 +226,7 @@ impl Registration {
     pub(crate) fn new<F: FamilyOps, S: SocketOps, D: SocketOps, Q: SocketOps, G: SockDiag>(
         module: &'static ThisModule,
     ) -> Result<Registration> {
-        let fam = param::family();
-        if fam <= 0 || fam >= AF_MAX {
-            pr_err!(
-                "family={} is not a usable family number: pick a free one in 1..{} (see README)\n",
-                fam,
-                AF_MAX - 1
-            );
-            return Err(EINVAL);
-        }
+        let fam = check_number()?;
         let owner: *mut bindings::module = module.as_ptr().cast();
         let mut tables = KBox::pin(
             Tables {

@@ -9,8 +9,8 @@
 //! in flight are the protocol layer's.
 
 use crate::api::bindings;
-use crate::api::param;
 use crate::api::msg::Msg;
+use crate::api::param;
 use core::ptr::{self, NonNull};
 use kernel::error::{code::ENOMEM, Result};
 use kernel::types::Opaque;

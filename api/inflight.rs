@@ -11,9 +11,9 @@
 
 use crate::api::bindings;
 use crate::api::cred::Kuid;
+use crate::api::file::{family_sk_of_file, FdList, Fds};
 use crate::api::sock::{state, IoGuard, QueuedSkb, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
-use crate::api::file::{family_sk_of_file, FdList, Fds};
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -346,7 +346,9 @@ impl QueuedSkb<'_> {
             let fp = NonNull::new(core::mem::replace(&mut (*cb).fp, ptr::null_mut()))?;
             (FdList::from_raw(fp), Kuid((*cb).fp_uid.val))
         };
-        io.sock().nr_fds().fetch_sub(fp.len() as u32, Ordering::Relaxed);
+        io.sock()
+            .nr_fds()
+            .fetch_sub(fp.len() as u32, Ordering::Relaxed);
         Some((fp, uid))
     }
 }

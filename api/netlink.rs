@@ -218,7 +218,11 @@ impl NlMsgBuilder<'_> {
         n: u32,
         words: &mut dyn Iterator<Item = u32>,
     ) -> Result {
-        let len = n.checked_mul(4).ok_or(Error::from(EMSGSIZE))?;
+        // `nla_len` is 16 bits, header included.
+        let len = n
+            .checked_mul(4)
+            .filter(|&l| l <= u32::from(u16::MAX) - 4)
+            .ok_or(Error::from(EMSGSIZE))?;
         // SAFETY: The skb is writable (type invariant).
         let attr = unsafe { bindings::nla_reserve(self.skb, c_int::from(ty), len as c_int) };
         if attr.is_null() {

@@ -13,8 +13,8 @@
 //! data live in the netns's data.
 
 use crate::api::bindings;
-use crate::api::seq;
 use crate::api::net::Data;
+use crate::api::seq;
 use crate::api::sysctl::NetSysctls;
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;

@@ -11,13 +11,13 @@
 //! collector's walks in [`crate::api::inflight`], ...).
 
 use crate::api::addr::{Address, UnixAddress};
+use crate::api::bindings;
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
+use crate::api::error::{Errno, EMSGSIZE};
 use crate::api::file::{FdList, Fds};
 pub(crate) use crate::api::msg::Msg;
-use crate::api::vfs::HeldPath;
-use crate::api::bindings;
-use crate::api::error::{Errno, EMSGSIZE};
 use crate::api::sync::SpinGuard;
+use crate::api::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
@@ -1196,6 +1196,10 @@ impl Sock {
     /// Frees every skb of the receive queue, handing the embryos of a listener's queue
     /// to `on_embryo`.
     pub(crate) fn purge_rcvq(&self, on_embryo: impl FnMut(ARef<Sock>)) {
+        // No out-of-band mark may outlive its skb.
+        if self.has_oob() {
+            self.clear_oob();
+        }
         self.purge_with(bindings::skb_dequeue, on_embryo);
     }
 
@@ -1375,6 +1379,45 @@ impl Sock {
     }
 }
 
+/// A socket in its `sk_write_space` hook: its memory is valid for the call, but its last
+/// reference may be gone (the hook runs in the destructor of its last skb), so this
+/// gives no `&Sock` (from which a reference could be taken), only what the hook reads.
+pub(crate) struct SpaceSock<'a>(&'a Sock);
+
+impl<'a> SpaceSock<'a> {
+    /// # Safety
+    ///
+    /// `sk` is the socket of an `sk_write_space` call, valid for `'a`.
+    pub(super) unsafe fn new(sk: &'a Sock) -> SpaceSock<'a> {
+        SpaceSock(sk)
+    }
+
+    /// The socket, for the other files of `api/` (which take no reference to it).
+    pub(super) fn sock(&self) -> &'a Sock {
+        self.0
+    }
+
+    /// `READ_ONCE(sk->sk_state)`.
+    pub(crate) fn state(&self) -> u8 {
+        self.0.state()
+    }
+
+    /// Bytes of this socket's skbs in flight (`sk_wmem_alloc`).
+    pub(crate) fn wmem_alloc(&self) -> u32 {
+        self.0.wmem_alloc()
+    }
+
+    /// `READ_ONCE(sk->sk_sndbuf)`.
+    pub(crate) fn sndbuf(&self) -> i32 {
+        self.0.sndbuf()
+    }
+
+    /// `sk_wake_async()`.
+    pub(crate) fn wake_async(&self, how: i32, band: i32) {
+        self.0.wake_async(how, band)
+    }
+}
+
 /// The lock of a socket's receive queue, held: queued skbs stay queued.
 pub(super) struct RcvqGuard<'a> {
     sk: &'a Sock,
@@ -1396,13 +1439,16 @@ impl RcvqGuard<'_> {
     }
 }
 
-/// A new socket for an incoming connection, not yet visible to any other task: its
-/// fields are set without its lock until [`Sock::queue_embryo`] hands it over.
+/// A new socket for an incoming connection, not yet handed to its listener: its
+/// connection state and path are set without its lock until
+/// [`StateGuard::queue_embryo`] hands it over.
 ///
 /// # Invariants
 ///
-/// Only this value refers to the socket (besides its netns table entry, which reads
-/// nothing that `setup` writes).
+/// Only this value writes the socket's connection state and path. Other tasks reach the
+/// socket only through its netns table entry, whose readers read its address
+/// (atomically) and `sk_state` (`READ_ONCE`), or skip it before reading more (sock_diag
+/// skips a socket without a socket inode, as AF_UNIX's `sk_diag_dump()`).
 pub(crate) struct Embryo(ARef<Sock>);
 
 impl core::ops::Deref for Embryo {

@@ -9,14 +9,14 @@
 //! kernel's `sock_no_*` functions (the socket core calls most members without a NULL
 //! check) or, for `splice_read`, holds NULL (the core's copying fallback).
 
+use crate::api::addr::{sun_addr_from_raw, write_sockaddr};
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
-use crate::api::addr::{sun_addr_from_raw, write_sockaddr};
 use crate::api::sock::{Msg, Pipe, Sock, Socket};
 use core::ffi::c_int;
 use core::marker::PhantomData;
-use kernel::error::{from_result, Result};
 use kernel::error::VTABLE_DEFAULT_ERROR;
+use kernel::error::{from_result, Result};
 use kernel::prelude::*;
 use kernel::types::ARef;
 

@@ -10,7 +10,7 @@
 //! a socket's `peer_wake` entry).
 
 use crate::api::bindings;
-use crate::api::sock::{Sock, StateGuard, UnixSock};
+use crate::api::sock::{Sock, SpaceSock, StateGuard, UnixSock};
 use crate::api::sync::{RcuReadGuard, SpinGuard};
 use core::ffi::{c_int, c_uint, c_void};
 use core::marker::PhantomData;
@@ -227,8 +227,13 @@ pub(crate) struct PeerWaitGuard<'a> {
 impl PeerWaitGuard<'_> {
     /// Hooks the relay of `sk`, whose state lock is held, on this `peer_wait`, unless it
     /// is hooked already (here or on another queue); true if it hooked
-    /// (`unix_dgram_peer_wake_connect()`).
+    /// (`unix_dgram_peer_wake_connect()`). Only on the queue of `sk`'s connected peer
+    /// (else false): the peer's reference, which `sk` holds until it unhooks on
+    /// disconnect or release, keeps the queue alive while the relay is on it.
     pub(crate) fn hook_relay(&mut self, sk: &StateGuard<'_>) -> bool {
+        if !sk.peer().is_some_and(|p| ptr::eq(p, self.owner)) {
+            return false;
+        }
         let q = sk.sock().peer_wake_entry();
         // SAFETY: `q` is the entry of a live socket. Its `private` changes only under the
         // lock of the `peer_wait` it is (to be) hooked on, and its hooking also under
@@ -354,5 +359,12 @@ impl<T: PeerWake> RelayAdapter<T> {
         // CAST: `key_to_poll()`: the key is a pointer-sized integer of `__poll_t` bits.
         T::relay(&mut relay, key as usize as u32);
         0
+    }
+}
+
+impl SpaceSock<'_> {
+    /// The socket's wait queue under RCU (`skwq_has_sleeper()`'s), as [`Sock::wq_rcu`].
+    pub(crate) fn wq_rcu<'a>(&'a self, rcu: &'a RcuReadGuard) -> Option<&'a WaitQueueHead> {
+        self.sock().wq_rcu(rcu)
     }
 }
