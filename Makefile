@@ -119,7 +119,7 @@ lint: setup
 	$(SCRIPTS)/check-layers && \
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		--show-types -f $$(ls *.rs *.c *.h selftests/*.c selftests/*.h shim/*.c | grep -v _generated) && \
+		--show-types -f $$(ls *.rs api/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c | grep -v _generated) && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
 	$(MAKE) -s module KMAKE_LINT="CLIPPY=1 CLIPPY_DRIVER=$(CLIPPY_DRIVER)" && \
