@@ -43,40 +43,51 @@ impl FamilyOps for Family {
     }
 }
 
+/// The callbacks served by the same protocol function for every socket type (the
+/// optional ones, which `#[vtable]` must see, are written out in each `impl`).
+macro_rules! same_for_every_type {
+    () => {
+        fn release(sk: ARef<Sock>) {
+            proto::release(sk)
+        }
+        fn bind(sk: &Sock, sun: &SunAddr) -> Result {
+            names::rust_afunix_bind(sk, sun)
+        }
+        fn socketpair(a: &Sock, b: &Sock) -> Result {
+            proto::socketpair(a, b)
+        }
+        fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
+            proto::getname(sk, peer)
+        }
+        fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
+            proto::ioctl(sk, cmd)
+        }
+        fn shutdown(sk: &Sock, how: i32) -> Result {
+            proto::shutdown(sk, how)
+        }
+        fn fdinfo_fds(sk: &Sock) -> u32 {
+            proto::fdinfo_fds(sk)
+        }
+    };
+}
+
 /// `SOCK_STREAM`.
 pub(crate) struct Stream;
 
 #[vtable]
 impl SocketOps for Stream {
-    fn release(sk: ARef<Sock>) {
-        proto::release(sk)
-    }
-    fn bind(sk: &Sock, sun: &SunAddr) -> Result {
-        names::rust_afunix_bind(sk, sun)
-    }
+    same_for_every_type!();
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
         proto::stream_connect(sock, sk, sun, nonblock)
-    }
-    fn socketpair(a: &Sock, b: &Sock) -> Result {
-        proto::socketpair(a, b)
     }
     fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
         proto::accept(listener, sk, newsock, nonblock)
     }
-    fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
-        proto::getname(sk, peer)
-    }
     fn poll(sk: &Sock, _requested: u32) -> u32 {
         proto::stream_poll(sk)
     }
-    fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
-        proto::ioctl(sk, cmd)
-    }
     fn listen(sk: &Sock, backlog: i32) -> Result {
         proto::listen(sk, backlog)
-    }
-    fn shutdown(sk: &Sock, how: i32) -> Result {
-        proto::shutdown(sk, how)
     }
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::stream_sendmsg(sk, msg, len)
@@ -93,9 +104,6 @@ impl SocketOps for Stream {
     ) -> Result<usize> {
         proto::stream_splice_read(sk, pipe, len, nonblock, has_offset)
     }
-    fn fdinfo_fds(sk: &Sock) -> u32 {
-        proto::fdinfo_fds(sk)
-    }
 }
 
 /// `SOCK_DGRAM`: no `listen`/`accept`, the core's copying `splice_read`.
@@ -103,38 +111,18 @@ pub(crate) struct Dgram;
 
 #[vtable]
 impl SocketOps for Dgram {
-    fn release(sk: ARef<Sock>) {
-        proto::release(sk)
-    }
-    fn bind(sk: &Sock, sun: &SunAddr) -> Result {
-        names::rust_afunix_bind(sk, sun)
-    }
+    same_for_every_type!();
     fn connect(_sock: &Socket, sk: &Sock, sun: &SunAddr, _nonblock: bool) -> Result {
         proto::dgram_connect(sk, sun)
     }
-    fn socketpair(a: &Sock, b: &Sock) -> Result {
-        proto::socketpair(a, b)
-    }
-    fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
-        proto::getname(sk, peer)
-    }
     fn poll(sk: &Sock, requested: u32) -> u32 {
         proto::dgram_poll(sk, requested)
-    }
-    fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
-        proto::ioctl(sk, cmd)
-    }
-    fn shutdown(sk: &Sock, how: i32) -> Result {
-        proto::shutdown(sk, how)
     }
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::dgram_sendmsg(sk, msg, len)
     }
     fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
         proto::dgram_recvmsg(sk, msg, len, flags)
-    }
-    fn fdinfo_fds(sk: &Sock) -> u32 {
-        proto::fdinfo_fds(sk)
     }
 }
 
@@ -144,43 +132,23 @@ pub(crate) struct Seqpacket;
 
 #[vtable]
 impl SocketOps for Seqpacket {
-    fn release(sk: ARef<Sock>) {
-        proto::release(sk)
-    }
-    fn bind(sk: &Sock, sun: &SunAddr) -> Result {
-        names::rust_afunix_bind(sk, sun)
-    }
+    same_for_every_type!();
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
         proto::stream_connect(sock, sk, sun, nonblock)
-    }
-    fn socketpair(a: &Sock, b: &Sock) -> Result {
-        proto::socketpair(a, b)
     }
     fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
         proto::accept(listener, sk, newsock, nonblock)
     }
-    fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
-        proto::getname(sk, peer)
-    }
     fn poll(sk: &Sock, requested: u32) -> u32 {
         proto::dgram_poll(sk, requested)
     }
-    fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
-        proto::ioctl(sk, cmd)
-    }
     fn listen(sk: &Sock, backlog: i32) -> Result {
         proto::listen(sk, backlog)
-    }
-    fn shutdown(sk: &Sock, how: i32) -> Result {
-        proto::shutdown(sk, how)
     }
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::seqpacket_sendmsg(sk, msg, len)
     }
     fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
         proto::seqpacket_recvmsg(sk, msg, len, flags)
-    }
-    fn fdinfo_fds(sk: &Sock) -> u32 {
-        proto::fdinfo_fds(sk)
     }
 }
