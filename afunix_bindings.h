@@ -176,12 +176,13 @@ int afunix_pernet_register(void);
 void afunix_pernet_unregister(void);
 void *afunix_net_state(struct net *net);
 struct net *afunix_sock_net(struct sock *sk);
+int afunix_unix_max_dgram_qlen(const struct net *net);
 /* Defined in Rust (api/pernet.rs): the per-netns state, made and freed. */
 int rust_afunix_net_init(struct net *net, void **slot);
 void rust_afunix_net_exit(struct net *net, void **slot);
 /* The sysctls: max_dgram_qlen, abstract_buckets, pathname_buckets (in this order). */
 enum {
-	AFUNIX_SYSCTLS = 3,
+	AFUNIX_SYSCTLS = 2,
 };
 extern const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS];
 struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops,

@@ -386,6 +386,12 @@ void *afunix_net_state(struct net *net)
 	return *(void **)net_generic(net, afunix_net_id);
 }
 
+/* READ_ONCE(net->unx.sysctl_max_dgram_qlen): AF_UNIX's sysctl, which the family follows. */
+int afunix_unix_max_dgram_qlen(const struct net *net)
+{
+	return READ_ONCE(net->unx.sysctl_max_dgram_qlen);
+}
+
 struct net *afunix_sock_net(struct sock *sk)
 {
 	return sock_net(sk);
@@ -396,14 +402,6 @@ struct net *afunix_sock_net(struct sock *sk)
  * macros; api/sysctl.rs registers a copy per netns, with its data in the Rust state.
  */
 const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS] = {
-	{
-		.procname = "max_dgram_qlen",
-		.maxlen = sizeof(int),
-		.mode = 0644,
-		.proc_handler = proc_dointvec_minmax,
-		.extra1 = SYSCTL_ZERO,
-		.extra2 = SYSCTL_INT_MAX,
-	},
 	{
 		.procname = "abstract_buckets",
 		.maxlen = sizeof(int),

@@ -261,7 +261,7 @@ pub(crate) struct NetTable {
     /// and cleared under the name's bucket lock, read without a lock by the search, for
     /// which the table has the last word); allocated at the first autobind.
     autobind: [OnceBox<AtomicBitmap>; 3],
-    /// The sysctls `net.rust_afunix.*` of the netns, with `max_dgram_qlen`.
+    /// The sysctls `net.rust_afunix.*` of the netns.
     sysctls: NetSysctls,
 }
 
@@ -309,11 +309,6 @@ impl NetTable {
     #[inline]
     pub(crate) fn of(net: &Net) -> TableRef<'_> {
         TableRef(net::data(net))
-    }
-
-    /// `net.rust_afunix.max_dgram_qlen`.
-    pub(crate) fn max_dgram_qlen(&self) -> u32 {
-        self.sysctls.max_dgram_qlen()
     }
 
     /// The sysctls of the netns.

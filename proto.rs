@@ -75,10 +75,11 @@ pub(crate) fn unaccount_socket() {
     NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
 }
 
-/// Finishes the creation of a socket (or embryo): the datagram queue limit of its
-/// netns, and into its netns table, unbound.
+/// Finishes the creation of a socket (or embryo): the datagram queue limit of its netns
+/// (AF_UNIX's sysctl `net.unix.max_dgram_qlen`, as `unix_create1()` reads it), and into
+/// its netns table, unbound.
 pub(crate) fn init_new(sk: &Sock) {
-    sk.init_max_ack_backlog(sk.table().max_dgram_qlen());
+    sk.init_max_ack_backlog(sk.net().unix_max_dgram_qlen());
     names::insert_unbound(sk);
 }
 

@@ -32,6 +32,15 @@ impl Net {
         unsafe { &*ptr.cast() }
     }
 
+    /// `net.unix.max_dgram_qlen`: AF_UNIX's datagram queue limit in this netns, which
+    /// the family follows (`READ_ONCE`; its sysctl keeps it in 0..=INT_MAX).
+    #[inline]
+    pub(crate) fn unix_max_dgram_qlen(&self) -> u32 {
+        // SAFETY: `self` is a live netns (type invariant).
+        let n = unsafe { bindings::afunix_unix_max_dgram_qlen(self.as_ptr()) };
+        n.max(0) as u32
+    }
+
     /// The raw `struct net`.
     pub(crate) fn as_ptr(&self) -> *mut bindings::net {
         self.0.get()

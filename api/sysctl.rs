@@ -3,8 +3,7 @@
 //! The per-netns sysctls `net.rust_afunix.*`: a copy of the C template per netns, whose
 //! entries show ints of the netns's data, and its registration.
 //!
-//! The entries are, in the template's order: `max_dgram_qlen` (read and written; kept
-//! here, as the socket layer reads it), and the read-only `abstract_buckets` and
+//! The entries are, in the template's order, the read-only `abstract_buckets` and
 //! `pathname_buckets`, which the module's per-netns data points to
 //! ([`crate::api::pernet::Operations::sysctl_ints`]). The pernet adapter registers them
 //! at the netns's init and unregisters them at its exit.
@@ -24,16 +23,14 @@ const SYSCTLS: usize = bindings::AFUNIX_SYSCTLS as usize;
 /// entries.
 struct Table(Opaque<[bindings::ctl_table; SYSCTLS]>);
 
-/// The sysctls of one netns: the value of `max_dgram_qlen`, the table, and its
-/// registration.
+/// The sysctls of one netns: the table, and its registration.
 ///
 /// # Invariants
 ///
-/// `header` is NULL or the registration of `table`'s entries, whose data (this
-/// object's `max_dgram_qlen` and ints of the netns's data) outlive it: only the pernet
-/// adapter registers and unregisters, from the netns's init to its exit.
+/// `header` is NULL or the registration of `table`'s entries, whose data (ints of the
+/// netns's data) outlive it: only the pernet adapter registers and unregisters, from the
+/// netns's init to its exit.
 pub(crate) struct NetSysctls {
-    max_dgram_qlen: AtomicI32,
     table: OnceBox<Table>,
     header: AtomicPtr<bindings::ctl_table_header>,
 }
@@ -49,20 +46,12 @@ unsafe impl Send for Table {}
 unsafe impl Sync for Table {}
 
 impl NetSysctls {
-    /// Unregistered sysctls, `max_dgram_qlen` at 10 (as `net.unix.max_dgram_qlen`).
+    /// Unregistered sysctls.
     pub(crate) fn new() -> NetSysctls {
         NetSysctls {
-            max_dgram_qlen: AtomicI32::new(10),
             table: OnceBox::new(),
             header: AtomicPtr::new(ptr::null_mut()),
         }
-    }
-
-    /// `net.rust_afunix.max_dgram_qlen`.
-    #[inline]
-    pub(crate) fn max_dgram_qlen(&self) -> u32 {
-        // The sysctl keeps it in 0..=INT_MAX.
-        self.max_dgram_qlen.load(Ordering::Relaxed).max(0) as u32
     }
 
     /// Registers the entries under `net/rust_afunix` of `net`, with the ints of
@@ -77,9 +66,8 @@ impl NetSysctls {
             // SAFETY: The template is a C array of `AFUNIX_SYSCTLS` entries that nobody
             // writes; the copy is plain data.
             let mut t = unsafe { ptr::addr_of!(bindings::afunix_sysctl_template).read() };
-            t[0].data = self.max_dgram_qlen.as_ptr().cast();
-            t[1].data = ints[0].as_ptr().cast();
-            t[2].data = ints[1].as_ptr().cast();
+            t[0].data = ints[0].as_ptr().cast();
+            t[1].data = ints[1].as_ptr().cast();
             Ok(KBox::new(Table(Opaque::new(t)), GFP_KERNEL)?)
         })?;
         // SAFETY: `net` is being initialised; the entries and their data outlive the

@@ -1026,12 +1026,15 @@ TEST_F(datapath, peek_off_dgram)
 	}
 }
 
-/* ---- net.unix.max_dgram_qlen (net.rust_afunix.max_dgram_qlen), per netns ---- */
+/*
+ * ---- net.unix.max_dgram_qlen, per netns: the family follows AF_UNIX's sysctl (as a
+ * program moved to it expects: systemd raises it at boot) ----
+ */
 
 static const char *qlen_path(int family)
 {
-	return family == AF_UNIX ? "/proc/sys/net/unix/max_dgram_qlen" :
-				   "/proc/sys/net/rust_afunix/max_dgram_qlen";
+	(void)family;
+	return "/proc/sys/net/unix/max_dgram_qlen";
 }
 
 static int read_qlen(int family)
