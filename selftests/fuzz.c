@@ -12,6 +12,13 @@
  *
  * It ends with a kselftest "# Totals:" line (one test: no divergence).
  *
+ * Sends carry SCM_RIGHTS (one or two fds: /dev/null or a pipe; not the pool's sockets,
+ * whose cycles in flight the collector frees in its own time, which would make names
+ * free or taken by timing: selftests/stress covers those) in a quarter of the calls, and receives get control buffers of
+ * the sizes around the exact sizes of the control messages (SCM_RIGHTS of one and two
+ * fds, SCM_CREDENTIALS), often with MSG_PEEK; fds received go into free slots of the
+ * pool (their numbers are not compared).
+ *
  * The sequence is generated from the seed before it runs, so that it does not depend
  * on results. Every socket is non-blocking and every send and receive has
  * MSG_DONTWAIT: nothing waits. Pathnames are made in a directory of each run's own,
@@ -29,7 +36,7 @@
 #include <stdint.h>
 
 #define SLOTS 6
-#define MAXOPS 400
+#define MAXOPS 4000
 
 enum op_kind {
 	OP_SOCKET, OP_SOCKETPAIR, OP_BIND, OP_LISTEN, OP_CONNECT, OP_ACCEPT, OP_SEND,
@@ -155,6 +162,7 @@ static uint32_t addr_digest(uint32_t h, const struct sockaddr_un *sun, socklen_t
 struct world {
 	int family;
 	int fd[SLOTS];
+	int pass[2];	/* what SCM_RIGHTS sends: /dev/null and a pipe's read end */
 };
 
 static int free_slot(struct world *w)
@@ -183,7 +191,55 @@ static char recvbuf[300000];
 static const unsigned int send_flags[] = { 0, MSG_OOB, MSG_NOSIGNAL, MSG_EOR, MSG_MORE,
 					   MSG_CONFIRM, 0x80000000u };
 static const unsigned int recv_flags[] = { 0, MSG_PEEK, MSG_TRUNC, MSG_WAITALL, MSG_OOB,
-					   MSG_CMSG_CLOEXEC, MSG_ERRQUEUE };
+					   MSG_CMSG_CLOEXEC, MSG_ERRQUEUE, MSG_PEEK };
+
+/* Control buffer sizes: none, and each side of the exact sizes of the messages. */
+static const size_t ctl_sizes[] = {
+	0, 1, 15, 16, 17, 19, 20, 21, 23, 24, 25, 27, 28, 29, 31, 32, 33, 40, 48, 56, 64, 512,
+};
+#define N_CTL_SIZES (sizeof(ctl_sizes) / sizeof(ctl_sizes[0]))
+
+/* Attaches SCM_RIGHTS of one or two fds of the pool to `mh` (a quarter of the sends). */
+static void add_rights(struct world *w, const struct op *o, struct msghdr *mh, char *buf,
+		       size_t size)
+{
+	struct cmsghdr *c;
+	int fds[2], n;
+
+	if ((o->flags >> 8) % 4 != 0)
+		return;
+	n = 1 + (o->flags >> 10) % 2;
+	fds[0] = w->pass[(o->flags >> 12) % 2];
+	fds[1] = w->pass[(o->flags >> 13) % 2];
+	if (size < CMSG_SPACE(n * sizeof(int)))
+		return;
+	memset(buf, 0, CMSG_SPACE(n * sizeof(int)));
+	mh->msg_control = buf;
+	mh->msg_controllen = CMSG_SPACE(n * sizeof(int));
+	c = CMSG_FIRSTHDR(mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+}
+
+/* Puts the fds of a received SCM_RIGHTS into free slots (or closes them). */
+static void keep_fds(struct world *w, struct msghdr *mh)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		int i, n, fd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			put(w, fd);
+		}
+	}
+}
 
 static struct res run_op(struct world *w, const struct op *o)
 {
@@ -245,15 +301,21 @@ static struct res run_op(struct world *w, const struct op *o)
 		for (i = 0; i < (int)(o->len < 64 ? o->len : 64); i++)
 			sendbuf[i] = (char)(o->c + i);
 		fl = send_flags[o->d % 7] | MSG_DONTWAIT | MSG_NOSIGNAL;
-		if (o->kind == OP_SEND) {
-			r.ret = send(fa, sendbuf, o->len, fl);
-		} else {
+		iov.iov_base = sendbuf;
+		iov.iov_len = o->len;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (o->kind == OP_SENDTO) {
 			len = make_addr(&sun, fam, o->c >> 8);
-			r.ret = sendto(fa, sendbuf, o->len, fl, (struct sockaddr *)&sun, len);
+			mh.msg_name = &sun;
+			mh.msg_namelen = len;
 		}
+		add_rights(w, o, &mh, ctl.buf, sizeof(ctl.buf));
+		r.ret = sendmsg(fa, &mh, fl);
 		break;
 	case OP_RECV:
-		fl = recv_flags[o->d % 7] | MSG_DONTWAIT;
+		fl = recv_flags[o->d % 8] | MSG_DONTWAIT;
 		iov.iov_base = recvbuf;
 		iov.iov_len = o->len < sizeof(recvbuf) ? o->len : sizeof(recvbuf);
 		memset(&mh, 0, sizeof(mh));
@@ -261,8 +323,8 @@ static struct res run_op(struct world *w, const struct op *o)
 		mh.msg_iovlen = 1;
 		mh.msg_name = &sun;
 		mh.msg_namelen = o->c & 1 ? sizeof(sun) : 0;
-		mh.msg_control = o->c & 2 ? ctl.buf : NULL;
-		mh.msg_controllen = o->c & 2 ? (o->c >> 4) % sizeof(ctl.buf) : 0;
+		mh.msg_controllen = o->c & 2 ? ctl_sizes[(o->c >> 4) % N_CTL_SIZES] : 0;
+		mh.msg_control = mh.msg_controllen ? ctl.buf : NULL;
 		memset(&ctl, 0, sizeof(ctl));
 		r.ret = recvmsg(fa, &mh, fl);
 		if (r.ret >= 0) {
@@ -277,6 +339,8 @@ static struct res run_op(struct world *w, const struct op *o)
 				r.digest = mix(r.digest, &c->cmsg_type, sizeof(int));
 				r.digest = mix(r.digest, &c->cmsg_len, sizeof(c->cmsg_len));
 			}
+			r.digest = mix(r.digest, &mh.msg_controllen, sizeof(mh.msg_controllen));
+			keep_fds(w, &mh);
 		}
 		break;
 	case OP_SHUTDOWN:
@@ -341,11 +405,22 @@ static int run_world(int family, const struct op *ops, int n, struct res *res)
 		return -1;
 	for (i = 0; i < SLOTS; i++)
 		w.fd[i] = -1;
+	{
+		int p[2];
+
+		if (pipe(p))
+			return -1;
+		close(p[1]);
+		w.pass[0] = open("/dev/null", O_RDONLY);
+		w.pass[1] = p[0];
+	}
 	for (i = 0; i < n; i++)
 		res[i] = run_op(&w, &ops[i]);
 	for (i = 0; i < SLOTS; i++)
 		if (w.fd[i] >= 0)
 			close(w.fd[i]);
+	close(w.pass[0]);
+	close(w.pass[1]);
 	unlink("p0");
 	unlink("p1");
 	if (chdir(cwd))

@@ -8,7 +8,11 @@
  *  - a send after the peer's reset: EPIPE;
  *  - a MSG_PEEK with unread data and a pending reset: the data;
  *  - poll masks after a reset and after shutdowns (EPOLLERR only where AF_UNIX sets it);
- *  - SO_PASSCRED on the receiver only: credentials arrive.
+ *  - SO_PASSCRED on the receiver only: credentials arrive;
+ * and the two that issue 24 reported, on the path of a stream MSG_PEEK of an skb that
+ * carries SCM_RIGHTS:
+ *  - a control buffer too small for one fd (16 bytes): MSG_CTRUNC;
+ *  - SO_PEEK_OFF past earlier data: the skb's fds in one SCM_RIGHTS message.
  */
 #include "common.h"
 
@@ -127,6 +131,113 @@ TEST(issue13_divergences)
 	EXPECT_EQ(-EAGAIN, u.v[0]);	/* zero-length recv, empty stream */
 	EXPECT_EQ(-EPIPE, u.v[5]);	/* send after the peer's reset */
 	EXPECT_EQ(2, u.v[9]);		/* the peek returns the data */
+}
+
+/* Sends one byte `c` from `fd` with `pass` in SCM_RIGHTS. */
+static long send_with_fd(int fd, char c, int pass)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &pass, sizeof(int));
+	return sendmsg(fd, &mh, 0);
+}
+
+/*
+ * recvmsg() of `len` bytes with `flags` and a control buffer of `clen` bytes (none for
+ * 0): notes the result, MSG_CTRUNC, the control length and each control message's level,
+ * type, length and fd count (the fds received are closed).
+ */
+static void recv_noting(struct trace *t, int fd, int len, int flags, size_t clen)
+{
+	union {
+		char b[256];
+		struct cmsghdr align;
+	} u;
+	char buf[64];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = clen ? u.b : NULL, .msg_controllen = clen };
+	struct cmsghdr *cm;
+
+	memset(u.b, 0, sizeof(u.b));
+	note(t, recvmsg(fd, &mh, flags));
+	note(t, !!(mh.msg_flags & MSG_CTRUNC));
+	note(t, mh.msg_controllen);
+	for (cm = clen ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		int i, n = 0;
+
+		note(t, cm->cmsg_level);
+		note(t, cm->cmsg_type);
+		note(t, cm->cmsg_len);
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		note(t, n);
+		for (i = 0; i < n; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			note(t, f >= 0);
+			close(f);
+		}
+	}
+}
+
+static void peek_fds_scenario(int family, struct trace *t)
+{
+	static const size_t sizes[] = { 0, 16, 17, 19, 20, 24, 40 };
+	int sv[2], off = 0, pass, i;
+
+	memset(t, 0, sizeof(*t));
+	pass = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (pass < 0)
+		return note(t, -2000);
+	/* 1. a peek with control buffers around one fd's size, then the read */
+	for (i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])); i++) {
+		if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
+			return note(t, -2001);
+		note(t, send_with_fd(sv[0], 'a', pass));
+		recv_noting(t, sv[1], 8, MSG_PEEK | MSG_DONTWAIT, sizes[i]);
+		recv_noting(t, sv[1], 8, MSG_DONTWAIT, sizes[i]);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	/* 2. SO_PEEK_OFF past earlier data, then the skb with fds */
+	if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
+		return note(t, -2002);
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)));
+	note(t, send(sv[0], "abc", 3, 0));
+	note(t, send_with_fd(sv[0], 'd', pass));
+	recv_noting(t, sv[1], 3, MSG_PEEK | MSG_DONTWAIT, 40);
+	recv_noting(t, sv[1], 8, MSG_PEEK | MSG_DONTWAIT, 40);
+	recv_noting(t, sv[1], 8, MSG_PEEK | MSG_DONTWAIT, 40);
+	recv_noting(t, sv[1], 8, MSG_DONTWAIT, 40);
+	recv_noting(t, sv[1], 8, MSG_DONTWAIT, 40);
+	close(sv[0]);
+	close(sv[1]);
+	close(pass);
+}
+
+TEST(issue24_peek_fds)
+{
+	static struct trace u, o;
+	int fam = afunix_module_family(), i;
+
+	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
+	peek_fds_scenario(AF_UNIX, &u);
+	peek_fds_scenario(fam, &o);
+	ASSERT_EQ(u.n, o.n);
+	for (i = 0; i < u.n; i++)
+		EXPECT_EQ(u.v[i], o.v[i]) TH_LOG("step %d", i);
 }
 
 TEST_HARNESS_MAIN
