@@ -945,10 +945,10 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
                 fds = dup;
                 break 'redo;
             }
-            if left == 0 {
-                break 'redo;
-            }
-            // Peek on, from the next skb.
+            // Peek on, from the next skb, also with the buffer full: as AF_UNIX's `goto
+            // again`, a peek that has all it asked for goes on with chunks of 0 bytes,
+            // to the first skb with fds (which come back with the data) or other
+            // credentials, or the end of the queue.
             skip = 0;
             g = sk.lock();
             skb = io.peek(&g, Some(&s));

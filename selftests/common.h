@@ -153,13 +153,13 @@ static inline void close_pair(int sv[2])
  * or -errno, in order; run once per family and compared entry by entry.
  */
 struct trace {
-	long v[96];
+	long v[512];
 	int n;
 };
 
 static inline void note(struct trace *t, long r)
 {
-	if (t->n < 96)
+	if (t->n < 512)
 		t->v[t->n++] = r < 0 ? -errno : r;
 }
 
