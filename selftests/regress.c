@@ -224,6 +224,18 @@ static void peek_fds_scenario(int family, struct trace *t)
 	recv_noting(t, sv[1], 8, MSG_DONTWAIT, 40);
 	close(sv[0]);
 	close(sv[1]);
+	/* 3. a peek that fills its buffer before the skb with fds, small control buffers */
+	for (i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])); i++) {
+		if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
+			return note(t, -2003);
+		note(t, send(sv[0], "ab", 2, 0));
+		note(t, send_with_fd(sv[0], 'c', pass));
+		recv_noting(t, sv[1], 2, MSG_PEEK | MSG_DONTWAIT, sizes[i]);
+		recv_noting(t, sv[1], 2, MSG_DONTWAIT, sizes[i]);
+		recv_noting(t, sv[1], 2, MSG_DONTWAIT, sizes[i]);
+		close(sv[0]);
+		close(sv[1]);
+	}
 	close(pass);
 }
 
