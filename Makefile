@@ -48,7 +48,7 @@ kernels: setup
 module: setup
 	@kdir="$(KDIR)"; \
 	if [ -f .kdir ] && [ "$$(cat .kdir)" != "$$kdir" ]; then \
-		$(MAKE) -s -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) clean; fi; \
+		$(MAKE) -s -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) clean || exit 1; fi; \
 	echo "$$kdir" > .kdir; \
 	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) $(KMAKE_LINT) W=1 modules
 
