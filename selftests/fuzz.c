@@ -197,7 +197,7 @@ static const unsigned int recv_flags[] = { 0, MSG_PEEK, MSG_TRUNC, MSG_WAITALL, 
 static const size_t ctl_sizes[] = {
 	0, 1, 15, 16, 17, 19, 20, 21, 23, 24, 25, 27, 28, 29, 31, 32, 33, 40, 48, 56, 64, 512,
 };
-#define N_CTL_SIZES (sizeof(ctl_sizes) / sizeof(ctl_sizes[0]))
+#define N_CTL_SIZES ARRAY_SIZE(ctl_sizes)
 
 /* Attaches SCM_RIGHTS of one or two fds of the pool to `mh` (a quarter of the sends). */
 static void add_rights(struct world *w, const struct op *o, struct msghdr *mh, char *buf,

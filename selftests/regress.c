@@ -202,7 +202,7 @@ static void peek_fds_scenario(int family, struct trace *t)
 	if (pass < 0)
 		return note(t, -2000);
 	/* 1. a peek with control buffers around one fd's size, then the read */
-	for (i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(sizes); i++) {
 		if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
 			return note(t, -2001);
 		note(t, send_with_fd(sv[0], 'a', pass));
@@ -225,7 +225,7 @@ static void peek_fds_scenario(int family, struct trace *t)
 	close(sv[0]);
 	close(sv[1]);
 	/* 3. a peek that fills its buffer before the skb with fds, small control buffers */
-	for (i = 0; i < (int)(sizeof(sizes) / sizeof(sizes[0])); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(sizes); i++) {
 		if (socketpair(family, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
 			return note(t, -2003);
 		note(t, send(sv[0], "ab", 2, 0));
