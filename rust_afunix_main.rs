@@ -62,7 +62,7 @@ struct RustAfUnix {
 impl kernel::Module for RustAfUnix {
     fn init(module: &'static ThisModule) -> Result<Self> {
         // A bad `family=` fails the load before anything is made.
-        api::family::check_number()?;
+        let fam = api::family::check_number()?;
         // Made first, destroyed after the pernet exits and the pathname table's
         // withdrawal: the tables queue their resizes on it.
         let queue = api::workqueue::OwnedQueue::new()?;
@@ -76,7 +76,7 @@ impl kernel::Module for RustAfUnix {
             ops::Dgram,
             ops::Seqpacket,
             diag::UnixDiag,
-        >(module)?;
+        >(module, fam)?;
         Ok(RustAfUnix {
             _family: family,
             _pernet: pernet,

@@ -199,9 +199,12 @@ fn proto_named(name: &[u8], owner: *mut bindings::module) -> bindings::proto {
     p
 }
 
-/// The `family` parameter, if it is a number `sock_register` takes: checked at load,
-/// before anything is registered.
-pub(crate) fn check_number() -> Result<c_int> {
+/// The `family` parameter, checked to be a number `sock_register` takes
+/// ([`check_number`]): what [`Registration::new`] registers.
+pub(crate) struct FamilyNumber(c_int);
+
+/// Checks the `family` parameter: at load, before anything is registered.
+pub(crate) fn check_number() -> Result<FamilyNumber> {
     let fam = param::family();
     if fam <= 0 || fam >= AF_MAX {
         pr_err!(
@@ -211,7 +214,7 @@ pub(crate) fn check_number() -> Result<c_int> {
         );
         return Err(EINVAL);
     }
-    Ok(fam)
+    Ok(FamilyNumber(fam))
 }
 
 /// The family, registered: unregistered on drop. At most one exists (the module's).
@@ -220,13 +223,14 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    /// Registers the family [`param::family()`] with `F`'s creation and hooks, `S`, `D` and
+    /// Registers the family `fam` with `F`'s creation and hooks, `S`, `D` and
     /// `Q` as the operations of stream, datagram and seqpacket sockets, and `G` as its
     /// sock_diag handler (optional: a failed registration of it is logged).
     pub(crate) fn new<F: FamilyOps, S: SocketOps, D: SocketOps, Q: SocketOps, G: SockDiag>(
         module: &'static ThisModule,
+        fam: FamilyNumber,
     ) -> Result<Registration> {
-        let fam = check_number()?;
+        let fam = fam.0;
         let owner: *mut bindings::module = module.as_ptr().cast();
         let mut tables = KBox::pin(
             Tables {
