@@ -2,6 +2,8 @@
 # Shared settings for the rust_afunix scripts. Source it; do not run it.
 
 KVER=6.12.117
+# Debian's package of that tarball, pinned: bookworm-security moves on (6.12.118 came).
+KSRC_DEB_VERSION=6.12.117-1~deb12u1
 KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 BINDGEN_VERSION=0.72.1
 VNG_VERSION=1.42
