@@ -14,6 +14,7 @@
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/file.h>
+#include <linux/filter.h>
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/magic.h>
@@ -212,6 +213,11 @@ struct inode *afunix_sock_inode(struct socket *sock);
 int afunix_security_path_mknod(const struct path *dir, struct dentry *dentry, umode_t mode,
 			       unsigned int dev);
 struct mnt_idmap *afunix_mnt_idmap(const struct vfsmount *mnt);
+int afunix_security_unix_stream_connect(struct sock *sk, struct sock *other, struct sock *newsk);
+int afunix_security_unix_may_send(struct socket *sock, struct socket *other);
+u32 afunix_security_peersec_dgram(struct socket *sock);
+void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid);
+int afunix_sk_filter(struct sock *sk, struct sk_buff *skb);
 void afunix_mknod_done(struct path *parent, struct dentry *dentry);
 struct dentry *afunix_dget(struct dentry *dentry);
 int afunix_path_permission(const struct path *path, int mask);

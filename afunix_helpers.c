@@ -460,6 +460,43 @@ int afunix_security_path_mknod(const struct path *dir, struct dentry *dentry, um
 	return security_path_mknod(dir, dentry, mode, dev);
 }
 
+/* A static inline without CONFIG_SECURITY_NETWORK. */
+int afunix_security_unix_stream_connect(struct sock *sk, struct sock *other, struct sock *newsk)
+{
+	return security_unix_stream_connect(sk, other, newsk);
+}
+
+/* A static inline without CONFIG_SECURITY_NETWORK. */
+int afunix_security_unix_may_send(struct socket *sock, struct socket *other)
+{
+	return security_unix_may_send(sock, other);
+}
+
+/* unix_get_peersec_dgram() of <net/scm.h>, a static inline (the secid stays 0 on error). */
+u32 afunix_security_peersec_dgram(struct socket *sock)
+{
+	u32 secid = 0;
+
+	security_socket_getpeersec_dgram(sock, NULL, &secid);
+	return secid;
+}
+
+/* scm_passec() of <net/scm.h>, a static inline; scm_cookie has a secid only with LSM hooks. */
+void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid)
+{
+#ifdef CONFIG_SECURITY_NETWORK
+	struct scm_cookie scm = { .secid = secid };
+
+	scm_passec(sock, msg, &scm);
+#endif
+}
+
+/* sk_filter(), a static inline. */
+int afunix_sk_filter(struct sock *sk, struct sk_buff *skb)
+{
+	return sk_filter(sk, skb);
+}
+
 struct mnt_idmap *afunix_mnt_idmap(const struct vfsmount *mnt)
 {
 	return mnt_idmap(mnt);

@@ -3,8 +3,9 @@
 //! Control messages and credentials, as 6.12 does them for AF_UNIX: the `SOL_SOCKET`
 //! messages of a send (`__scm_send()` of `net/core/scm.c`, with the credential checks
 //! of [`crate::scm`]), the credentials an skb carries (`unix_scm_to_skb()`,
-//! `maybe_add_creds()`), and the `SCM_CREDENTIALS` message of a receive
-//! (`__scm_recv_common()` of `include/net/scm.h`).
+//! `maybe_add_creds()`), the sender's LSM security id (`unix_get_peersec_dgram()`),
+//! and the `SCM_CREDENTIALS` and `SCM_SECURITY` messages of a receive
+//! (`__scm_recv_common()`, `scm_passec()` of `include/net/scm.h`).
 //!
 //! The C API is reached through [`crate::api`]. The files of `SCM_RIGHTS` are collected
 //! here into an [`FdList`] ([`crate::files`] checks each fd); [`crate::gc`] attaches
@@ -15,6 +16,7 @@
 use crate::api::cmsg::{CMSGHDR, COMPAT_CMSGHDR, SCM_CREDENTIALS, SCM_RIGHTS, SOL_SOCKET};
 use crate::api::cred::{self, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, SCM_MAX_FD};
+use crate::api::lsm;
 use crate::api::sock::{msg, Msg, Skb, SkbView, Sock, StateGuard};
 use crate::{files, scm};
 use kernel::error::{code::*, Result};
@@ -119,18 +121,25 @@ pub(crate) struct SendScm {
     pub(crate) creds: Creds,
     /// The files of `SCM_RIGHTS`, if any.
     pub(crate) fds: Option<FdList>,
+    /// The sender's LSM security id, for `SCM_SECURITY` (0 without one).
+    pub(crate) secid: u32,
 }
 
-/// Parses the control messages of a send (`scm_send()`): the credentials the message
-/// claims, checked, and the files it passes. Levels other than `SOL_SOCKET` are
+/// Parses the control messages of a send by `sk` (`scm_send()`): the sender's security
+/// id, the credentials the message claims, checked, and the files it passes. Levels other than `SOL_SOCKET` are
 /// skipped; `EINVAL` for a malformed header, an unknown `SOL_SOCKET` type, a wrong
 /// `SCM_CREDENTIALS` length, more than `SCM_MAX_FD` fds or an io_uring fd;
 /// `EPERM`/`ESRCH` for credentials the caller may not claim or an unknown pid; `EBADF`
 /// for an fd that is not open.
-pub(crate) fn scm_send(m: &Msg) -> Result<SendScm> {
+pub(crate) fn scm_send(sk: &Sock, m: &Msg) -> Result<SendScm> {
     let mut creds = no_creds();
+    let secid = lsm::peersec_dgram(sk);
     let Some(buf) = m.control()? else {
-        return Ok(SendScm { creds, fds: None });
+        return Ok(SendScm {
+            creds,
+            fds: None,
+            secid,
+        });
     };
     let mut fds: Option<FdList> = None;
     for c in CmsgIter::new(buf) {
@@ -183,7 +192,7 @@ pub(crate) fn scm_send(m: &Msg) -> Result<SendScm> {
             _ => return Err(EINVAL),
         }
     }
-    Ok(SendScm { creds, fds })
+    Ok(SendScm { creds, fds, secid })
 }
 
 /// `unix_passcred_enabled()`: the sender or the receiver asks for credentials, or the
@@ -213,6 +222,8 @@ pub(crate) struct RecvCreds {
     creds: Creds,
     /// The pid's number in the receiver's pid namespace, 0 if invisible or none.
     nr: i32,
+    /// The sender's security id (`scm->secid`).
+    secid: u32,
 }
 
 impl RecvCreds {
@@ -226,6 +237,7 @@ impl RecvCreds {
                 gid: Kgid(0),
             },
             nr: 0,
+            secid: 0,
         }
     }
 
@@ -234,12 +246,16 @@ impl RecvCreds {
     pub(crate) fn of(skb: &SkbView) -> Self {
         let creds = skb.creds();
         let nr = creds.pid.as_ref().map_or(0, Pid::vnr);
-        RecvCreds { creds, nr }
+        RecvCreds {
+            creds,
+            nr,
+            secid: skb.secid(),
+        }
     }
 
-    /// Whether `skb` carries the same credentials (`unix_skb_scm_eq()`).
+    /// Whether `skb` carries the same credentials and security id (`unix_skb_scm_eq()`).
     pub(crate) fn same_as(&self, skb: &SkbView) -> bool {
-        skb.same_creds(&self.creds)
+        skb.same_creds(&self.creds) && skb.secid() == self.secid
     }
 }
 
@@ -265,6 +281,9 @@ pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdLi
             }
         }
         m.put_cmsg(SOL_SOCKET, SCM_CREDENTIALS, &ucred);
+    }
+    if sk.passsec() {
+        lsm::put_secctx(sk, m, scm.secid);
     }
     if let Some(fds) = fds {
         files::install(fds, m);

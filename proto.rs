@@ -13,6 +13,7 @@ use crate::api::error::{
     ESOCKTNOSUPPORT,
 };
 use crate::api::family::Kind;
+use crate::api::lsm;
 use crate::api::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
     ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
@@ -306,6 +307,10 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
         if let Some(e) = not_connectable(sk) {
             break e;
         }
+        // The LSM's word, with both locks held; it may label the embryo.
+        if let Err(e) = lsm::unix_stream_connect(&sg, &og, &embryo) {
+            break e;
+        }
         // The way is open: set up the embryo, then `sk`.
         let embryo = setup_embryo(embryo, sk, &og);
         sg.copy_peercred(&og);
@@ -396,6 +401,7 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         if other_peer.is_some_and(|p| !core::ptr::eq(p, sk)) {
             return Err(EPERM);
         }
+        lsm::unix_may_send(sk, go.as_ref().unwrap_or(&gs))?;
         // Both ends are marked connected; the other keeps its own peer, if any.
         if let Some(g) = go.as_mut() {
             if matches!(g.conn(), Conn::Unconnected) {
@@ -439,7 +445,7 @@ fn dgram_disconnected(sk: &Sock, other: &Sock) {
 /// `sendmsg()` of a datagram or seqpacket socket (`unix_dgram_sendmsg()`): to the
 /// connected peer, or to the socket a name designates.
 pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
-    let scm = cmsg::scm_send(m)?;
+    let scm = cmsg::scm_send(sk, m)?;
     gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
     if flags & msg::OOB != 0 {
@@ -465,7 +471,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len = (len - max_alloc).min(MAX_SKB_FRAGS * PAGE_SIZE);
         data_len = data_len.next_multiple_of(PAGE_SIZE);
     }
-    let (creds, fds) = (scm.creds, scm.fds);
+    let (creds, fds, secid) = (scm.creds, scm.fds, scm.secid);
     let mut skb = Skb::alloc_from_msg::<DataSkb>(
         sk,
         m,
@@ -475,11 +481,15 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         PAGE_ALLOC_COSTLY_ORDER,
         |skb| {
             skb.set_creds(&creds);
+            skb.set_secid(secid);
             fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
         },
     )?;
     drop(creds);
     let mut timeo = sk.sndtimeo(flags & msg::DONTWAIT != 0);
+    // The receiver's filter runs again after a wait, not on a retry under the lock
+    // (AF_UNIX's `restart` and `restart_locked`).
+    let mut filter = true;
 
     loop {
         let o = match (other.take(), &sun) {
@@ -487,6 +497,10 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
             (None, Some(s)) => names::find_other(sk, s)?,
             (None, None) => return Err(ECONNRESET.into()),
         };
+        // A datagram the receiver's filter (or LSM) drops is lost without an error.
+        if core::mem::replace(&mut filter, false) && lsm::sk_filter(&o, &mut skb).is_err() {
+            return Ok(len);
+        }
         let g = o.lock();
         if g.peer().is_some_and(|p| !core::ptr::eq(p, sk)) {
             return Err(EPERM);
@@ -512,10 +526,15 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
                 return Err(ECONNREFUSED.into());
             }
             // Not (or no longer) our peer: look the name up again.
+            filter = true;
             continue;
         }
         if o.shutdown() & shut::RCV != 0 {
             return Err(EPIPE);
+        }
+        // Seqpacket sockets are checked at connect only.
+        if sk.sk_type() != sock_type::SEQPACKET {
+            lsm::unix_may_send(sk, &g)?;
         }
         // A receiver not connected back to us takes at most its backlog.
         if !core::ptr::eq(&*o, sk) && !o.peer_is(sk) && o.rcvq_full() {
@@ -539,6 +558,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
                 return Err(intr_errno(timeo));
             }
             other = Some(o);
+            filter = true;
             continue;
         }
         cmsg::maybe_add_creds(&mut skb, sk, &g);
@@ -639,7 +659,7 @@ pub(crate) fn seqpacket_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32)
 
 /// `sendmsg()` of a stream socket (`unix_stream_sendmsg()`).
 pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
-    let scm = cmsg::scm_send(m)?;
+    let scm = cmsg::scm_send(sk, m)?;
     gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
     // MSG_OOB: the last byte goes out of band, after the others.
@@ -678,6 +698,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         let first_fds = fds.take();
         let prepare = |skb: &mut Skb| {
             skb.set_creds(&scm.creds);
+            skb.set_secid(scm.secid);
             first_fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
         };
         let mut skb = match Skb::alloc_from_msg::<DataSkb>(
@@ -711,7 +732,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
     }
     if oob {
         // The fds go with it if no skb took them.
-        match queue_oob(sk, &other, m, &scm.creds, fds.take()) {
+        match queue_oob(sk, &other, m, &scm.creds, scm.secid, fds.take()) {
             Ok(()) => sent += 1,
             Err(e) if sent == 0 => return Err(e),
             Err(_) => {}
@@ -728,10 +749,12 @@ fn queue_oob(
     other: &Sock,
     m: &mut Msg,
     creds: &crate::scm::Creds,
+    secid: u32,
     fds: Option<crate::files::FdList>,
 ) -> Result {
     let prepare = |skb: &mut Skb| {
         skb.set_creds(creds);
+        skb.set_secid(secid);
         fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
     };
     let nonblock = m.flags() & msg::DONTWAIT != 0;

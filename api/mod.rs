@@ -18,6 +18,7 @@ pub(crate) mod file;
 pub(crate) mod hsiphash;
 pub(crate) mod inflight;
 pub(crate) mod list;
+pub(crate) mod lsm;
 pub(crate) mod msg;
 pub(crate) mod net;
 pub(crate) mod netlink;

@@ -259,6 +259,8 @@ pub(crate) struct SkbCb {
     pub(crate) fp: *mut bindings::scm_fp_list,
     /// With `fp`, the sending user, whose count of fds in flight includes them.
     pub(crate) fp_uid: bindings::kuid_t,
+    /// The sender's LSM security id (AF_UNIX's `UNIXCB(skb).secid`), 0 without one.
+    pub(crate) secid: u32,
 }
 
 // The module's part must fit in the skb's control block.
@@ -2014,6 +2016,12 @@ impl Skb {
         }
     }
 
+    /// Records the sender's security id (`unix_get_secdata()`).
+    pub(crate) fn set_secid(&mut self, secid: u32) {
+        // SAFETY: We own the skb and it is not queued: no one else reads its `cb`.
+        unsafe { (*self.view().cb()).secid = secid };
+    }
+
     /// A shared view of the skb.
     pub(crate) fn view(&self) -> &SkbView {
         // SAFETY: `self.0` is valid while `self` lives.
@@ -2185,6 +2193,12 @@ impl SkbView {
                 && (*cb).uid.val == creds.uid.0
                 && (*cb).gid.val == creds.gid.0
         }
+    }
+
+    /// The sender's security id (`unix_set_secdata()`); set before the skb is queued.
+    pub(crate) fn secid(&self) -> u32 {
+        // SAFETY: `cb` is the module's; `secid` is written only before queueing.
+        unsafe { (*self.cb()).secid }
     }
 
     /// Bytes of a stream skb already read.

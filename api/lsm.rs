@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The LSM hooks of AF_UNIX's connect and send paths (`security_unix_stream_connect()`,
+//! `security_unix_may_send()`), its datagram security ids (`SCM_SECURITY`), and the
+//! receiver's socket filter (`sk_filter()`, which also calls `security_sock_rcv_skb()`).
+//!
+//! An LSM sees the family's sockets as AF_UNIX's: each begins with a `struct unix_sock`
+//! whose `lock`, `addr` and `peer` are the ones the module uses (Landlock reads the
+//! three). Without `CONFIG_SECURITY_NETWORK` the hooks are the kernel's stubs: they
+//! allow everything and give no security ids.
+
+use crate::api::bindings;
+use kernel::error::{code::EPERM, to_result, Result};
+use crate::api::msg::Msg;
+use crate::api::sock::{Embryo, Skb, Sock, StateGuard};
+
+/// `security_unix_stream_connect(sk, other, newsk)`: may `client` connect to `listener`,
+/// through `embryo`, the listener's new socket? An LSM labels the embryo here. Both
+/// state locks are held (the guards), as in `unix_stream_connect()`.
+pub(crate) fn unix_stream_connect(
+    client: &StateGuard<'_>,
+    listener: &StateGuard<'_>,
+    embryo: &Embryo,
+) -> Result {
+    // SAFETY: The three are live sockets of this family, each a `struct unix_sock`; the
+    // client's and the listener's state locks are held for the call, as the hook
+    // expects (Landlock asserts the listener's), and the listener is not dead (checked
+    // under its lock by the caller), so it has its `struct socket` and file.
+    to_result(unsafe {
+        bindings::afunix_security_unix_stream_connect(
+            client.sock().as_ptr(),
+            listener.sock().as_ptr(),
+            embryo.as_ptr(),
+        )
+    })
+}
+
+/// `security_unix_may_send(sk->sk_socket, other->sk_socket)`: may `sk` send to (or
+/// connect a datagram socket to) `other`, whose state lock `other` holds? `EPERM` if
+/// either has lost its `struct socket` (a dead socket; callers check that first).
+pub(crate) fn unix_may_send(sk: &Sock, other: &StateGuard<'_>) -> Result {
+    // SAFETY: Reads of pointer fields of live sockets.
+    let (a, b) = unsafe { ((*sk.as_ptr()).sk_socket, (*other.sock().as_ptr()).sk_socket) };
+    if a.is_null() || b.is_null() {
+        return Err(EPERM);
+    }
+    // SAFETY: Both are the `struct socket`s of live sockets of this family; `other`'s
+    // is held while its state lock is (`sock_orphan` clears it under that lock), and
+    // `sk`'s by the system call running on it. The hook reads `unix_peer(sk)` (the
+    // caller's socket: it may race with its own connect, as in AF_UNIX) and
+    // `unix_sk(other)` under the held lock.
+    to_result(unsafe { bindings::afunix_security_unix_may_send(a, b) })
+}
+
+/// The security id of a datagram sent by `sk` (`unix_get_peersec_dgram()`, in
+/// `scm_send()`): 0 without an LSM that labels datagrams.
+pub(crate) fn peersec_dgram(sk: &Sock) -> u32 {
+    // SAFETY: A read of a pointer field of a live socket.
+    let sock = unsafe { (*sk.as_ptr()).sk_socket };
+    if sock.is_null() {
+        return 0;
+    }
+    // SAFETY: `sock` is the `struct socket` of the sender, held by its system call.
+    unsafe { bindings::afunix_security_peersec_dgram(sock) }
+}
+
+/// `sk_filter(sk, skb)`: runs the receiver's LSM check (`security_sock_rcv_skb()`) and
+/// socket filter on `skb`, which the filter may trim (to no less than one byte).
+/// An error: the skb is to be dropped.
+pub(crate) fn sk_filter(sk: &Sock, skb: &mut Skb) -> Result {
+    // SAFETY: `sk` is a live socket (the caller holds a reference) and `skb` an skb the
+    // caller owns, not queued; the filter runs under RCU inside and restores the parts
+    // of `skb->cb` it may write.
+    to_result(unsafe { bindings::afunix_sk_filter(sk.as_ptr(), skb.view().as_ptr()) })
+}
+
+/// `scm_passec()`: on a receive by `sk` with `SO_PASSSEC`, the `SCM_SECURITY` message
+/// of the sender's security id, when an LSM gives it a context.
+pub(crate) fn put_secctx(sk: &Sock, m: &mut Msg, secid: u32) {
+    // SAFETY: A read of a pointer field of a live socket.
+    let sock = unsafe { (*sk.as_ptr()).sk_socket };
+    if sock.is_null() {
+        return;
+    }
+    // SAFETY: `sock` is the receiver's `struct socket`, held by its system call; `m`
+    // is the message of that receive (valid, type invariant of `Msg`).
+    unsafe { bindings::afunix_scm_passec(sock, m.as_ptr(), secid) };
+}
