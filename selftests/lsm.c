@@ -350,11 +350,20 @@ TEST(landlock_abstract_scope)
 	landlock_scenario(fam, &o);
 	leave_private_dir(cwd, dir);
 	/* The oracle did refuse: the restriction took and scoped the abstract sockets. */
-	ASSERT_LT(4, u.n);
+	ASSERT_LT(14, u.n);
 	EXPECT_EQ(0, u.v[0]);		/* connect before the restriction */
 	EXPECT_EQ(0, u.v[1]);		/* the restriction */
 	EXPECT_EQ(-EPERM, u.v[2]);	/* stream connect out of the domain */
+	EXPECT_EQ(-EPERM, u.v[3]);	/* seqpacket connect */
 	EXPECT_EQ(-EPERM, u.v[4]);	/* datagram sendto */
+	EXPECT_EQ(-EPERM, u.v[5]);	/* datagram connect */
+	EXPECT_EQ(-EPERM, u.v[6]);	/* sendto an autobound socket */
+	EXPECT_EQ(3, u.v[7]);		/* the socket connected before */
+	EXPECT_EQ(3, u.v[8]);
+	EXPECT_EQ(0, u.v[9]);		/* pathname connect */
+	EXPECT_EQ(2, u.v[10]);		/* pathname sendto */
+	EXPECT_EQ(0, u.v[12]);		/* connect inside the domain */
+	EXPECT_EQ(2, u.v[14]);		/* sendto inside the domain */
 	compare(_metadata, &u, &o);
 }
 
@@ -490,7 +499,8 @@ TEST(socket_filters)
 	EXPECT_EQ(0, u.v[0]);
 	EXPECT_EQ(10, u.v[1]);
 	EXPECT_EQ(-EAGAIN, u.v[2]);
-	EXPECT_EQ(3, u.v[6]);
+	EXPECT_EQ(10, u.v[6]);
+	EXPECT_EQ(3, u.v[7]);
 	compare(_metadata, &u, &o);
 }
 
