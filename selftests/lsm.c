@@ -290,8 +290,10 @@ static void landlock_scenario(int family, struct trace *t)
 
 	in_child(t, sandboxed, family, &o);
 
-	/* What reached the receivers outside: the pre-connected socket's two datagrams
-	 * on `ad`, one on the pathname one, none on the autobound one. */
+	/*
+	 * What reached the receivers outside: the pre-connected socket's two datagrams
+	 * on `ad`, one on the pathname one, none on the autobound one.
+	 */
 	note(t, recv(ad, buf, sizeof(buf), 0));
 	note(t, recv(ad, buf, sizeof(buf), 0));
 	note(t, recv(ad, buf, sizeof(buf), 0));
@@ -332,7 +334,7 @@ static void compare(struct __test_metadata *_metadata, struct trace *u, struct t
 /* A private tmpfs-backed directory for the pathname sockets. */
 static int enter_dir(char *cwd, char *dir)
 {
-	static char tmpl[] = "lsm.XXXXXX";
+	char tmpl[] = "lsm.XXXXXX";
 
 	return enter_private_dir(tmpl, cwd, dir);
 }
