@@ -65,6 +65,7 @@ enum {
 	AFUNIX_ENOIOCTLCMD = ENOIOCTLCMD,
 	/* The bit of sk_flags that sock.rs tests itself (sock_flag() is an inline). */
 	AFUNIX_SOCK_DEAD = SOCK_DEAD,
+	AFUNIX_SOCK_RCVTSTAMP = SOCK_RCVTSTAMP,
 };
 
 /*
@@ -218,6 +219,7 @@ int afunix_security_unix_may_send(struct socket *sock, struct socket *other);
 u32 afunix_security_peersec_dgram(struct socket *sock);
 void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid);
 int afunix_sk_filter(struct sock *sk, struct sk_buff *skb);
+void afunix_net_timestamp(struct sk_buff *skb);
 void afunix_mknod_done(struct path *parent, struct dentry *dentry);
 struct dentry *afunix_dget(struct dentry *dentry);
 int afunix_path_permission(const struct path *path, int mask);

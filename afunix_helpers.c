@@ -491,6 +491,12 @@ void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid)
 #endif
 }
 
+/* __net_timestamp(), a static inline. */
+void afunix_net_timestamp(struct sk_buff *skb)
+{
+	__net_timestamp(skb);
+}
+
 /* sk_filter(), a static inline. */
 int afunix_sk_filter(struct sock *sk, struct sk_buff *skb)
 {

@@ -561,6 +561,9 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
             filter = true;
             continue;
         }
+        if o.rcvtstamp() {
+            skb.net_timestamp();
+        }
         cmsg::maybe_add_creds(&mut skb, sk, &g);
         o.queue_tail(skb);
         drop(g);
@@ -634,6 +637,9 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
     }
     let res = skb.view().copy_to_msg(skip as u32, m, n);
     if res.is_ok() {
+        if sk.rcvtstamp() {
+            skb.view().recv_timestamp(sk, m);
+        }
         let scm = RecvCreds::of(skb.view());
         if flags & msg::PEEK == 0 {
             sk.peek_offset_bwd(skb_len);

@@ -75,8 +75,14 @@ pub(crate) fn sk_filter(sk: &Sock, skb: &mut Skb) -> Result {
 }
 
 /// `scm_passec()`: on a receive by `sk` with `SO_PASSSEC`, the `SCM_SECURITY` message
-/// of the sender's security id, when an LSM gives it a context.
+/// of the sender's security id, when an LSM gave the datagram one and has a context for
+/// it. Without an id (0: no LSM labelled the send; SELinux and Smack label only
+/// `PF_UNIX` sockets' datagrams) there is no message, where `scm_passec()` would ask
+/// the LSM for the context of id 0 (SELinux's `unlabeled`, Smack's `?`).
 pub(crate) fn put_secctx(sk: &Sock, m: &mut Msg, secid: u32) {
+    if secid == 0 {
+        return;
+    }
     // SAFETY: A read of a pointer field of a live socket.
     let sock = unsafe { (*sk.as_ptr()).sk_socket };
     if sock.is_null() {

@@ -1042,6 +1042,17 @@ impl Sock {
         }
     }
 
+    /// `sock_flag(sk, SOCK_RCVTSTAMP)`: `SO_TIMESTAMP` (or `SO_TIMESTAMPNS`) is set.
+    pub(crate) fn rcvtstamp(&self) -> bool {
+        // SAFETY: As in `is_dead`.
+        unsafe {
+            let flags = self
+                .as_ptr()
+                .byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize);
+            test_bit(bindings::AFUNIX_SOCK_RCVTSTAMP, flags.cast())
+        }
+    }
+
     /// `sock_error()`: takes the pending socket error, if any.
     pub(crate) fn take_error(&self) -> Option<Error> {
         // SAFETY: `self` is a live socket.
@@ -2016,6 +2027,13 @@ impl Skb {
         }
     }
 
+    /// Stamps the skb with the time of day (`__net_timestamp()`), for a receiver with
+    /// `SO_TIMESTAMP`.
+    pub(crate) fn net_timestamp(&mut self) {
+        // SAFETY: We own the skb; its `tstamp` is written before it is queued.
+        unsafe { bindings::afunix_net_timestamp(self.view().as_ptr()) };
+    }
+
     /// Records the sender's security id (`unix_get_secdata()`).
     pub(crate) fn set_secid(&mut self, secid: u32) {
         // SAFETY: We own the skb and it is not queued: no one else reads its `cb`.
@@ -2193,6 +2211,15 @@ impl SkbView {
                 && (*cb).uid.val == creds.uid.0
                 && (*cb).gid.val == creds.gid.0
         }
+    }
+
+    /// Puts the skb's timestamp into `m`, a receive by `sk`, as `SO_TIMESTAMP*` asks
+    /// (`__sock_recv_timestamp()`: `SCM_TIMESTAMP`, `SCM_TIMESTAMPNS` or
+    /// `SCM_TIMESTAMPING`).
+    pub(crate) fn recv_timestamp(&self, sk: &Sock, m: &mut Msg) {
+        // SAFETY: `m` is a valid message (type invariant of `Msg`); `sk` is the live
+        // socket the skb was received on, and the skb is valid while `self` is.
+        unsafe { bindings::__sock_recv_timestamp(m.as_ptr(), sk.as_ptr(), self.as_ptr()) };
     }
 
     /// The sender's security id (`unix_set_secdata()`); set before the skb is queued.

@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <linux/sockios.h>
 
 #include "kselftest_harness.h"
@@ -1692,6 +1693,94 @@ TEST_F_TIMEOUT(datapath, keyed_wakeups, 300)
 	TH_LOG("unkeyed: %ld poll, %ld epoll wakeups", poll_inc, epoll_inc);
 	close(sv[0]);
 	close(sv[1]);
+}
+
+/*
+ * SO_TIMESTAMP and SO_TIMESTAMPNS on receive (issue 26): datagram and seqpacket
+ * receivers get SCM_TIMESTAMP / SCM_TIMESTAMPNS with the time of the send (between
+ * the clock read before the send and the one after the receive); a stream receiver
+ * gets none, as on AF_UNIX. Differential: the cmsg levels, types, lengths, flags and
+ * the ordering of the times must be the same on both families.
+ */
+static void tstamp_scenario(int family, struct trace *t)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_SEQPACKET, SOCK_STREAM };
+	static const int opts[] = { SO_TIMESTAMP, SO_TIMESTAMPNS };
+	union {
+		char b[256];
+		struct cmsghdr align;
+	} u;
+	char buf[8];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int sv[2], i, j;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < (int)ARRAY_SIZE(types); i++) {
+		for (j = 0; j < (int)ARRAY_SIZE(opts); j++) {
+			struct timespec before, after;
+			struct cmsghdr *c;
+
+			if (socketpair(family, types[i], 0, sv))
+				return note(t, -1000);
+			note(t, setsockopt(sv[1], SOL_SOCKET, opts[j], &(int){ 1 }, sizeof(int)));
+			clock_gettime(CLOCK_REALTIME, &before);
+			note(t, send(sv[0], "tick", 4, 0));
+			mh.msg_control = u.b;
+			mh.msg_controllen = sizeof(u.b);
+			mh.msg_flags = 0;
+			note(t, recvmsg(sv[1], &mh, MSG_DONTWAIT));
+			clock_gettime(CLOCK_REALTIME, &after);
+			note(t, mh.msg_flags);
+			note(t, mh.msg_controllen);
+			for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+				struct timespec ts = { 0, 0 };
+
+				note(t, c->cmsg_level);
+				note(t, c->cmsg_type);
+				note(t, c->cmsg_len);
+				if (c->cmsg_type == SCM_TIMESTAMP) {
+					struct timeval tv;
+
+					memcpy(&tv, CMSG_DATA(c), sizeof(tv));
+					ts.tv_sec = tv.tv_sec;
+					ts.tv_nsec = tv.tv_usec * 1000;
+					/* microseconds: compare at that precision */
+					before.tv_nsec -= before.tv_nsec % 1000;
+				} else if (c->cmsg_type == SCM_TIMESTAMPNS) {
+					memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				}
+				/* the stamp lies between the clock reads */
+				note(t, (ts.tv_sec > before.tv_sec ||
+					 (ts.tv_sec == before.tv_sec && ts.tv_nsec >= before.tv_nsec)) &&
+					(ts.tv_sec < after.tv_sec ||
+					 (ts.tv_sec == after.tv_sec && ts.tv_nsec <= after.tv_nsec)));
+			}
+			close(sv[0]);
+			close(sv[1]);
+		}
+	}
+}
+
+TEST(timestamps)
+{
+	static struct trace u, o;
+	int fam = afunix_module_family(), i;
+
+	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
+	tstamp_scenario(AF_UNIX, &u);
+	tstamp_scenario(fam, &o);
+	/* The oracle: a datagram receiver's first message has one SCM_TIMESTAMP. */
+	ASSERT_LT(8, u.n);
+	EXPECT_EQ(SOL_SOCKET, u.v[5]);
+	EXPECT_EQ(SCM_TIMESTAMP, u.v[6]);
+	EXPECT_EQ(1, u.v[8]);
+	for (i = 0; i < u.n || i < o.n; i++)
+		if (u.v[i] != o.v[i])
+			TH_LOG("step %d: AF_UNIX %ld, ours %ld", i, u.v[i], o.v[i]);
+	ASSERT_EQ(u.n, o.n);
+	for (i = 0; i < u.n; i++)
+		EXPECT_EQ(u.v[i], o.v[i]) TH_LOG("step %d", i);
 }
 
 TEST_HARNESS_MAIN

@@ -85,6 +85,7 @@ static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW, 
 
 static void gen(struct op *ops, int n)
 {
+	size_t sent = 1;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -106,9 +107,22 @@ static void gen(struct op *ops, int n)
 		case 1:
 			o->len = rnd() % 300000;
 			break;
+		case 2:
+			/* a few bytes: receives that end exactly at an skb's end */
+			o->len = 1 + rnd() % 4;
+			break;
 		default:
 			o->len = rnd() % 300;
 		}
+		/*
+		 * A receive of as many bytes as the last send in a quarter of the cases: a
+		 * peek or read then ends exactly at an skb's end, where the skb after it may
+		 * carry fds or other credentials.
+		 */
+		if (o->kind == OP_SEND || o->kind == OP_SENDTO)
+			sent = o->len;
+		else if (o->kind == OP_RECV && rnd() % 4 == 0)
+			o->len = sent;
 	}
 }
 

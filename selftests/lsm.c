@@ -162,6 +162,13 @@ struct outside {
 	socklen_t as_len, ad_len, aq_len, ps_len, pd_len;
 	struct sockaddr_un auto_d;	/* an autobound (abstract) datagram socket */
 	socklen_t auto_len;
+	/*
+	 * Where another errno comes before the hook's: a bound stream socket that does
+	 * not listen, a listener whose backlog is full, a datagram receiver shut down for
+	 * reading, one connected elsewhere.
+	 */
+	struct sockaddr_un an, af, ar, ae;
+	socklen_t an_len, af_len, ar_len, ae_len;
 };
 
 /* The sandboxed process: restricts itself after connecting one datagram socket. */
@@ -186,6 +193,23 @@ static void sandboxed(int family, struct trace *t, void *arg)
 	/* ... but the socket connected before goes on, with or without the name. */
 	note(t, send(pre, "pre", 3, 0));
 	note(t, sendto(pre, "pre", 3, 0, (struct sockaddr *)&o->ad, o->ad_len));
+	/* The errnos AF_UNIX checks before the hook come first. */
+	val(t, try_connect(family, SOCK_STREAM, &o->an, o->an_len));
+	val(t, try_connect(family, SOCK_STREAM, &o->af, o->af_len));
+	val(t, try_sendto(family, &o->ar, o->ar_len));
+	val(t, try_sendto(family, &o->ae, o->ae_len));
+	val(t, try_connect(family, SOCK_DGRAM, &o->ae, o->ae_len));
+	{
+		int sv[2];
+
+		if (socketpair(family, SOCK_STREAM, 0, sv) == 0) {
+			note(t, connect(sv[0], (struct sockaddr *)&o->as, o->as_len));
+			close(sv[0]);
+			close(sv[1]);
+		} else {
+			val(t, -3001);
+		}
+	}
 	/* Pathname sockets are not scoped. */
 	val(t, try_connect(family, SOCK_STREAM, &o->ps, o->ps_len));
 	val(t, try_sendto(family, &o->pd, o->pd_len));
@@ -260,7 +284,7 @@ static void sandboxed(int family, struct trace *t, void *arg)
 static void landlock_scenario(int family, struct trace *t)
 {
 	struct outside o;
-	int as, ad, aq, ps, pd, au;
+	int as, ad, aq, ps, pd, au, an, af, afc, ar, ae;
 	char buf[16];
 
 	memset(t, 0, sizeof(*t));
@@ -288,7 +312,31 @@ static void landlock_scenario(int family, struct trace *t)
 	if (getsockname(au, (struct sockaddr *)&o.auto_d, &o.auto_len))
 		return val(t, -1002);
 
+	o.an_len = abstract_addr(&o.an, family, "n");
+	o.af_len = abstract_addr(&o.af, family, "full");
+	o.ar_len = abstract_addr(&o.ar, family, "r");
+	o.ae_len = abstract_addr(&o.ae, family, "e");
+	an = socket(family, SOCK_STREAM, 0);
+	if (an < 0 || bind(an, (struct sockaddr *)&o.an, o.an_len))
+		return val(t, -1003);
+	af = socket(family, SOCK_STREAM, 0);
+	if (af < 0 || bind(af, (struct sockaddr *)&o.af, o.af_len) || listen(af, 0))
+		return val(t, -1004);
+	afc = socket(family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (afc < 0 || connect(afc, (struct sockaddr *)&o.af, o.af_len))
+		return val(t, -1005);
+	ar = bound(family, SOCK_DGRAM, &o.ar, o.ar_len);
+	ae = bound(family, SOCK_DGRAM, &o.ae, o.ae_len);
+	if (ar < 0 || ae < 0 || shutdown(ar, SHUT_RD) ||
+	    connect(ae, (struct sockaddr *)&o.ad, o.ad_len))
+		return val(t, -1006);
+
 	in_child(t, sandboxed, family, &o);
+	close(an);
+	close(af);
+	close(afc);
+	close(ar);
+	close(ae);
 
 	/*
 	 * What reached the receivers outside: the pre-connected socket's two datagrams
@@ -352,7 +400,7 @@ TEST(landlock_abstract_scope)
 	landlock_scenario(fam, &o);
 	leave_private_dir(cwd, dir);
 	/* The oracle did refuse: the restriction took and scoped the abstract sockets. */
-	ASSERT_LT(14, u.n);
+	ASSERT_LT(20, u.n);
 	EXPECT_EQ(0, u.v[0]);		/* connect before the restriction */
 	EXPECT_EQ(0, u.v[1]);		/* the restriction */
 	EXPECT_EQ(-EPERM, u.v[2]);	/* stream connect out of the domain */
@@ -362,10 +410,16 @@ TEST(landlock_abstract_scope)
 	EXPECT_EQ(-EPERM, u.v[6]);	/* sendto an autobound socket */
 	EXPECT_EQ(3, u.v[7]);		/* the socket connected before */
 	EXPECT_EQ(3, u.v[8]);
-	EXPECT_EQ(0, u.v[9]);		/* pathname connect */
-	EXPECT_EQ(2, u.v[10]);		/* pathname sendto */
-	EXPECT_EQ(0, u.v[12]);		/* connect inside the domain */
-	EXPECT_EQ(2, u.v[14]);		/* sendto inside the domain */
+	EXPECT_EQ(-ECONNREFUSED, u.v[9]);	/* not listening */
+	EXPECT_EQ(-EAGAIN, u.v[10]);	/* backlog full */
+	EXPECT_EQ(-EPIPE, u.v[11]);	/* receiver shut down */
+	EXPECT_EQ(-EPERM, u.v[12]);	/* receiver connected elsewhere */
+	EXPECT_EQ(-EPERM, u.v[13]);
+	EXPECT_EQ(-EISCONN, u.v[14]);	/* already connected */
+	EXPECT_EQ(0, u.v[15]);		/* pathname connect */
+	EXPECT_EQ(2, u.v[16]);		/* pathname sendto */
+	EXPECT_EQ(0, u.v[18]);		/* connect inside the domain */
+	EXPECT_EQ(2, u.v[20]);		/* sendto inside the domain */
 	compare(_metadata, &u, &o);
 }
 
@@ -394,6 +448,134 @@ static int ebpf_ret(int ret)
 	attr.license = (unsigned long)"GPL";
 	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * An eBPF socket filter that reads the skb's cb[0] (so the kernel saves, clears and
+ * restores the control block's bytes around it), then accepts: its fd, or -errno.
+ */
+static int ebpf_cb_reader(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_1,
+		  .off = offsetof(struct __sk_buff, cb[0]) },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = -1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = ARRAY_SIZE(insns);
+	attr.license = (unsigned long)"GPL";
+	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+/* Sends one byte with SCM_RIGHTS of `fd` and our SCM_CREDENTIALS: the send's result. */
+static long send_fd_creds(int s, int fd)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} u;
+	struct ucred cr = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
+	struct iovec iov = { .iov_base = "m", .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			     .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c;
+
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	c = CMSG_NXTHDR(&mh, c);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_CREDENTIALS;
+	c->cmsg_len = CMSG_LEN(sizeof(cr));
+	memcpy(CMSG_DATA(c), &cr, sizeof(cr));
+	return sendmsg(s, &mh, MSG_DONTWAIT);
+}
+
+/*
+ * What a receive of send_fd_creds()'s message brings: length, then for each control
+ * message its type, and whether the fd is a pipe's write end and the pid ours.
+ */
+static void recv_fd_creds(struct trace *t, int s)
+{
+	union {
+		char b[256];
+		struct cmsghdr align;
+	} u;
+	char buf[4];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			     .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c;
+
+	note(t, recvmsg(s, &mh, MSG_DONTWAIT));
+	note(t, mh.msg_flags);
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		val(t, c->cmsg_type);
+		if (c->cmsg_type == SCM_RIGHTS) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+			val(t, (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY);
+			close(fd);
+		} else if (c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cr;
+
+			memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+			val(t, cr.pid == getpid() && cr.uid == getuid() && cr.gid == getgid());
+		}
+	}
+}
+
+/* Whether the pipe's read end `r` sees end of file: every write end closed. */
+static long pipe_eof(int r)
+{
+	char c;
+	long n = read(r, &c, 1);
+
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * The control block survives a filter that reads it (credentials and files arrive),
+ * and a datagram the filter drops releases the files it carried.
+ */
+static void filter_cb_scenario(int family, struct trace *t)
+{
+	struct sock_filter drop[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+	static const int types[] = { SOCK_DGRAM, SOCK_SEQPACKET };
+	int sv[2], p[2], i, prog;
+
+	for (i = 0; i < (int)ARRAY_SIZE(types); i++) {
+		if (socketpair(family, types[i], 0, sv) || pipe2(p, O_NONBLOCK))
+			return val(t, -1300);
+		note(t, setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)));
+		prog = ebpf_cb_reader();
+		val(t, prog >= 0 ? 0 : prog);
+		if (prog >= 0) {
+			note(t, setsockopt(sv[1], SOL_SOCKET, SO_ATTACH_BPF, &prog, sizeof(prog)));
+			close(prog);
+		}
+		note(t, send_fd_creds(sv[0], p[1]));
+		recv_fd_creds(t, sv[1]);
+		/* Dropped with the pipe's write end in it: the file goes. */
+		val(t, attach(sv[1], drop, ARRAY_SIZE(drop)));
+		note(t, send_fd_creds(sv[0], p[1]));
+		close(p[1]);
+		val(t, pipe_eof(p[0]));
+		close(p[0]);
+		close(sv[0]);
+		close(sv[1]);
+	}
 }
 
 /* Sends "abcdefghij" from sv[0] and what arrives at sv[1]: length and first byte. */
@@ -486,6 +668,7 @@ static void filter_scenario(int family, struct trace *t)
 		close(r);
 		close(s);
 	}
+	filter_cb_scenario(family, t);
 }
 
 TEST(socket_filters)
@@ -503,6 +686,8 @@ TEST(socket_filters)
 	EXPECT_EQ(-EAGAIN, u.v[2]);
 	EXPECT_EQ(10, u.v[6]);
 	EXPECT_EQ(3, u.v[7]);
+	/* The last datagram, dropped, released the pipe's write end it carried. */
+	EXPECT_EQ(0, u.v[u.n - 1]);
 	compare(_metadata, &u, &o);
 }
 
