@@ -220,6 +220,7 @@ u32 afunix_security_peersec_dgram(struct socket *sock);
 void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid);
 int afunix_sk_filter(struct sock *sk, struct sk_buff *skb);
 void afunix_net_timestamp(struct sk_buff *skb);
+int afunix_copy_from_sockptr(void *dst, sockptr_t src, size_t size);
 void afunix_mknod_done(struct path *parent, struct dentry *dentry);
 struct dentry *afunix_dget(struct dentry *dentry);
 int afunix_path_permission(const struct path *path, int mask);

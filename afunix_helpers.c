@@ -497,6 +497,12 @@ void afunix_net_timestamp(struct sk_buff *skb)
 	__net_timestamp(skb);
 }
 
+/* copy_from_sockptr(), a static inline: 0, or the bytes not copied. */
+int afunix_copy_from_sockptr(void *dst, sockptr_t src, size_t size)
+{
+	return copy_from_sockptr(dst, src, size);
+}
+
 /* sk_filter(), a static inline. */
 int afunix_sk_filter(struct sock *sk, struct sk_buff *skb)
 {

@@ -10,7 +10,7 @@
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::family::{FamilyOps, Kind};
 use crate::api::sock::{Msg, Pipe, Sock, Socket, SpaceSock};
-use crate::api::socket::{IoctlAnswer, SocketOps};
+use crate::api::socket::{IoctlAnswer, SockOpt, SocketOps};
 use crate::names;
 use crate::proto;
 use crate::wakeup;
@@ -67,6 +67,9 @@ macro_rules! same_for_every_type {
         }
         fn fdinfo_fds(sk: &Sock) -> u32 {
             proto::fdinfo_fds(sk)
+        }
+        fn sol_socket_option(sk: &Sock, optname: i32, opt: &SockOpt) -> Option<Result> {
+            proto::sol_socket_option(sk, optname, opt)
         }
     };
 }

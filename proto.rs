@@ -19,7 +19,7 @@ use crate::api::sock::{
     ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
 };
 use crate::api::sock::{Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
-use crate::api::socket::IoctlAnswer;
+use crate::api::socket::{IoctlAnswer, SockOpt};
 use crate::cmsg::{self, RecvCreds};
 use crate::gc;
 use crate::names;
@@ -40,6 +40,10 @@ impl SkbDestructor for DataSkb {
 
 /// `PF_UNIX`: the protocol number AF_UNIX accepts besides 0.
 const PF_UNIX: i32 = 1;
+
+/// `SO_PASSRIGHTS` of upstream 6.16 (`include/uapi/asm-generic/socket.h`), which 6.12's
+/// socket core does not know.
+const SO_PASSRIGHTS: i32 = 83;
 
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
@@ -133,6 +137,16 @@ fn release_sock(sk: &Sock, embryo: bool) {
     sk.release_path();
     // Fds in flight may now be part of a cycle no one can receive.
     gc::on_release();
+}
+
+/// The `SOL_SOCKET` options the family takes itself: `SO_PASSRIGHTS` (upstream 6.16),
+/// 0 to refuse `SCM_RIGHTS` (a sender's fds then fail with `EPERM`), anything else to
+/// accept them (the default). `None` for the socket core's options.
+pub(crate) fn sol_socket_option(sk: &Sock, optname: i32, opt: &SockOpt) -> Option<Result> {
+    if optname != SO_PASSRIGHTS {
+        return None;
+    }
+    Some(opt.int().map(|v| sk.set_pass_rights(v != 0)))
 }
 
 /// `socketpair()`: joins two new sockets back to back.
@@ -334,6 +348,8 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
 /// whose state lock `listener` holds.
 fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
     drop(embryo.set_conn(Conn::Connected(ARef::from(client))));
+    // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
+    embryo.set_pass_rights(listener.sock().pass_rights());
     embryo.init_peercred();
     embryo.copy_path(listener);
     if let Some(a) = listener.sock().addr() {
@@ -531,6 +547,10 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         }
         if o.shutdown() & shut::RCV != 0 {
             return Err(EPIPE);
+        }
+        // A receiver that refuses fds (`SO_PASSRIGHTS` 0).
+        if skb.view().fds().is_some() && !o.pass_rights() {
+            return Err(EPERM);
         }
         // Seqpacket sockets are checked at connect only.
         if sk.sk_type() != sock_type::SEQPACKET {
@@ -730,6 +750,12 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
                 Err(pipe(flags, sent))
             };
         }
+        // A receiver that refuses fds (`SO_PASSRIGHTS` 0): they go with the first skb.
+        if skb.view().fds().is_some() && !other.pass_rights() {
+            drop(g);
+            drop(skb);
+            return if sent > 0 { Ok(sent) } else { Err(EPERM) };
+        }
         cmsg::maybe_add_creds(&mut skb, sk, &g);
         other.queue_tail(skb);
         drop(g);
@@ -769,6 +795,10 @@ fn queue_oob(
     if other.is_dead() || other.shutdown() & shut::RCV != 0 {
         drop(g);
         return Err(EPIPE);
+    }
+    if skb.view().fds().is_some() && !other.pass_rights() {
+        drop(g);
+        return Err(EPERM);
     }
     cmsg::maybe_add_creds(&mut skb, sk, &g);
     g.queue_oob(skb);

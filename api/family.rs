@@ -10,7 +10,7 @@
 
 use crate::api::bindings;
 use crate::api::param;
-use crate::api::sock::{Sock, SpaceSock, UnixSock};
+use crate::api::sock::{Sock, Socket, SpaceSock, UnixSock};
 use crate::api::sock_diag::{self, SockDiag};
 use crate::api::socket::{proto_ops, SocketOps};
 use crate::api::wait::{PeerWake, RelayAdapter};
@@ -121,6 +121,8 @@ impl<F: FamilyOps> Adapter<F> {
                     RelayAdapter::<F::Wake>::FUNC,
                 )
             };
+            // SAFETY: `sock` is the new socket of this call.
+            unsafe { Socket::from_raw(sock) }.set_custom_sockopt();
             match r {
                 Ok(sk) => F::init_new(sk),
                 Err(e) => {

@@ -21,7 +21,7 @@ use crate::api::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
@@ -99,6 +99,8 @@ mod sock_flag {
     pub(super) const PASSSEC: u32 = bindings::SOCK_PASSSEC;
     /// `SOCK_PASSPIDFD`.
     pub(super) const PASSPIDFD: u32 = bindings::SOCK_PASSPIDFD;
+    /// `SOCK_CUSTOM_SOCKOPT`: `SOL_SOCKET` options go to the family's `setsockopt`.
+    pub(super) const CUSTOM_SOCKOPT: u32 = bindings::SOCK_CUSTOM_SOCKOPT;
 }
 
 /// The ioctls of the family (`unix_ioctl()`).
@@ -180,6 +182,9 @@ pub(crate) struct UnixSock {
     pub(crate) key: kernel::ffi::c_uint,
     /// The socket's index among the candidates of the collector's current run.
     pub(crate) gc_index: kernel::ffi::c_uint,
+    /// `SO_PASSRIGHTS` (upstream 6.16's `sk_scm_rights`): the socket accepts
+    /// `SCM_RIGHTS`. Set by `setsockopt`, read under the state lock by senders.
+    pass_rights: AtomicBool,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
@@ -440,6 +445,7 @@ impl Sock {
             bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).unix.lock));
             (*u).unix.peer = ptr::null_mut();
             ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
+            ptr::addr_of_mut!((*u).pass_rights).write(AtomicBool::new(true));
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
             bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
             bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
@@ -970,6 +976,7 @@ impl Sock {
                 sock.set_flag(nr);
             }
         }
+        sock.set_custom_sockopt();
         // SAFETY: As above; the reference moves into `sock` (released in its `release`).
         unsafe { bindings::afunix_sock_graft(this.as_ptr(), sock.0.get()) };
         drop(_g);
@@ -1040,6 +1047,18 @@ impl Sock {
                 .byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize);
             test_bit(bindings::AFUNIX_SOCK_DEAD, flags.cast())
         }
+    }
+
+    /// Whether the socket accepts `SCM_RIGHTS` (`SO_PASSRIGHTS`, on by default).
+    pub(crate) fn pass_rights(&self) -> bool {
+        // SAFETY: `self` is a live socket of this family, a `UnixSock`.
+        unsafe { (*self.unix()).pass_rights.load(Ordering::Relaxed) }
+    }
+
+    /// Sets `SO_PASSRIGHTS`.
+    pub(crate) fn set_pass_rights(&self, on: bool) {
+        // SAFETY: As in `pass_rights`.
+        unsafe { (*self.unix()).pass_rights.store(on, Ordering::Relaxed) };
     }
 
     /// `sock_flag(sk, SOCK_RCVTSTAMP)`: `SO_TIMESTAMP` (or `SO_TIMESTAMPNS`) is set.
@@ -1828,6 +1847,12 @@ impl Socket {
     fn set_flag(&self, nr: u32) {
         // SAFETY: As in `test_flag`.
         unsafe { bindings::afunix_set_bit(nr as c_long, self.flags()) };
+    }
+
+    /// Sends this socket's `SOL_SOCKET` options to the family's `setsockopt`
+    /// (`SOCK_CUSTOM_SOCKOPT`), which hands the core's to `sock_setsockopt`.
+    pub(crate) fn set_custom_sockopt(&self) {
+        self.set_flag(sock_flag::CUSTOM_SOCKOPT);
     }
 
     /// Sets `sock->state` (`SS_CONNECTED` etc.).

@@ -13,10 +13,12 @@ use crate::api::addr::{sun_addr_from_raw, write_sockaddr};
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
 use crate::api::sock::{Msg, Pipe, Sock, Socket};
-use core::ffi::c_int;
+use crate::api::cmsg::SOL_SOCKET;
+use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
+use core::ptr;
 use kernel::error::VTABLE_DEFAULT_ERROR;
-use kernel::error::{from_result, Result};
+use kernel::error::{from_result, to_result, Result};
 use kernel::prelude::*;
 use kernel::types::ARef;
 
@@ -78,6 +80,42 @@ pub(crate) trait SocketOps {
     }
     /// The `scm_fds:` line of `/proc/<pid>/fdinfo/<fd>`.
     fn fdinfo_fds(sk: &Sock) -> u32;
+    /// `setsockopt(SOL_SOCKET, optname)` of an option the family takes itself; `None`
+    /// for the others, which go to the socket core (`sock_setsockopt`). The family's
+    /// sockets have `SOCK_CUSTOM_SOCKOPT`, so every `SOL_SOCKET` option comes here
+    /// first; other levels fail with `EOPNOTSUPP`, as on AF_UNIX (no `setsockopt`).
+    fn sol_socket_option(sk: &Sock, optname: i32, opt: &SockOpt) -> Option<Result>;
+}
+
+/// The value of a `setsockopt` call (a `sockptr_t` and its length).
+pub(crate) struct SockOpt {
+    val: bindings::sockptr_t,
+    len: c_uint,
+}
+
+impl SockOpt {
+    /// The option as an int, as `sk_setsockopt()` reads it: `EINVAL` if shorter than
+    /// an int, `EFAULT` if it cannot be read.
+    pub(crate) fn int(&self) -> Result<i32> {
+        if (self.len as usize) < core::mem::size_of::<c_int>() {
+            return Err(EINVAL);
+        }
+        let mut v: c_int = 0;
+        // SAFETY: `v` has room for an int; `val` is the caller's option buffer (a user
+        // or kernel pointer, as `sockptr_t` says) with at least that many bytes
+        // claimed, read with a fault check.
+        let left = unsafe {
+            bindings::afunix_copy_from_sockptr(
+                ptr::addr_of_mut!(v).cast(),
+                self.val,
+                core::mem::size_of::<c_int>(),
+            )
+        };
+        if left != 0 {
+            return Err(EFAULT);
+        }
+        Ok(v)
+    }
 }
 
 /// Looks up the `struct sock` of a socket in a callback (it is set until release).
@@ -254,6 +292,37 @@ impl<T: SocketOps> Adapter<T> {
 
     /// # Safety
     ///
+    /// Only called by the socket core, with a live socket of this family and the
+    /// option buffer of a `setsockopt` call.
+    unsafe extern "C" fn setsockopt(
+        sock: *mut bindings::socket,
+        level: c_int,
+        optname: c_int,
+        optval: bindings::sockptr_t,
+        optlen: c_uint,
+    ) -> c_int {
+        from_result(|| {
+            if level != SOL_SOCKET {
+                return Err(crate::api::error::EOPNOTSUPP.into());
+            }
+            // SAFETY: The core passes a live socket of this family.
+            let s = unsafe { Socket::from_raw(sock) };
+            let opt = SockOpt {
+                val: optval,
+                len: optlen,
+            };
+            if let Some(r) = T::sol_socket_option(sk_of(s)?, optname, &opt) {
+                r?;
+                return Ok(0);
+            }
+            // SAFETY: The arguments of this call, handed on unchanged.
+            to_result(unsafe { bindings::sock_setsockopt(sock, level, optname, optval, optlen) })?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
     /// Only called by the socket core, with a live socket of this family.
     unsafe extern "C" fn shutdown(sock: *mut bindings::socket, how: c_int) -> c_int {
         from_result(|| {
@@ -398,6 +467,7 @@ pub(crate) fn proto_ops<T: SocketOps>(
             bindings::sock_no_listen
         }),
         shutdown: Some(Adapter::<T>::shutdown),
+        setsockopt: Some(Adapter::<T>::setsockopt),
         sendmsg: Some(Adapter::<T>::sendmsg),
         recvmsg: Some(Adapter::<T>::recvmsg),
         mmap: Some(bindings::sock_no_mmap),

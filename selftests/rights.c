@@ -748,4 +748,102 @@ TEST_F_TIMEOUT(rights, stress_cycles, 120)
 	EXPECT_EQ(0, wait_no_sockets(variant->ours));
 }
 
+/*
+ * SO_PASSRIGHTS (upstream 6.16, option 83), on the family alone: 6.12's AF_UNIX does
+ * not know it (ENOPROTOOPT), the family takes it through SOCK_CUSTOM_SOCKOPT. The
+ * expected values are upstream's: 0 makes a receiver refuse SCM_RIGHTS, the send
+ * failing with EPERM after the receiver's other checks, data without fds still
+ * passing; an embryo and its accepted socket take the listener's setting at connect;
+ * the option is read as an int (EINVAL when shorter, EFAULT unreadable); getsockopt
+ * cannot reach a module on 6.12 (ENOPROTOOPT). Other levels: EOPNOTSUPP on both
+ * families; the core's SOL_SOCKET options still work.
+ */
+#define SO_PASSRIGHTS_UPSTREAM 83
+
+TEST_F(rights, passrights)
+{
+	int off = 0, on = 1, v, p[2], i, l, c, a;
+	socklen_t len = sizeof(v);
+	struct sockaddr_un sun = { .sun_family = self->family };
+	socklen_t sl;
+
+	ASSERT_EQ(0, pipe(p));
+	/* Other levels: no setsockopt on AF_UNIX. */
+	ASSERT_EQ(0, socketpair(self->family, SOCK_STREAM, 0, self->sv));
+	EXPECT_EQ(-1, setsockopt(self->sv[0], 6 /* IPPROTO_TCP */, 1, &on, sizeof(on)));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* The core's options still go through. */
+	EXPECT_EQ(0, setsockopt(self->sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
+	EXPECT_EQ(0, getsockopt(self->sv[0], SOL_SOCKET, SO_PASSCRED, &v, &len));
+	EXPECT_EQ(1, v);
+	EXPECT_EQ(-1, setsockopt(self->sv[0], SOL_SOCKET, 12345, &on, sizeof(on)));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	close_pair(self->sv);
+	if (!variant->ours) {
+		ASSERT_EQ(0, socketpair(self->family, SOCK_DGRAM, 0, self->sv));
+		EXPECT_EQ(-1, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+					 &off, sizeof(off)));
+		EXPECT_EQ(ENOPROTOOPT, errno);
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(types); i++) {
+		struct got g;
+
+		ASSERT_EQ(0, socketpair(self->family, types[i], 0, self->sv));
+		EXPECT_EQ(-1, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+					 &off, 2));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+					 (void *)8, sizeof(int)));
+		EXPECT_EQ(EFAULT, errno);
+		EXPECT_EQ(0, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+					&off, sizeof(off)));
+		len = sizeof(v);
+		EXPECT_EQ(-1, getsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM, &v,
+					 &len));
+		EXPECT_EQ(ENOPROTOOPT, errno);
+		EXPECT_EQ(EPERM, send_fd(self->sv[0], "x", p[1]));
+		if (types[i] == SOCK_STREAM)
+			EXPECT_EQ(EPERM, send_fds(self->sv[0], "xy", 2, &p[1], 1, MSG_OOB));
+		EXPECT_EQ(0, send_fds(self->sv[0], "d", 1, NULL, 0, 0));
+		/* The other way, the sender's own setting does not matter. */
+		EXPECT_EQ(0, send_fd(self->sv[1], "y", p[1]));
+		EXPECT_EQ(1, recv(self->sv[1], &v, 1, MSG_DONTWAIT));
+		EXPECT_EQ(-1, recv(self->sv[1], &v, 1, MSG_DONTWAIT));
+		EXPECT_EQ(EAGAIN, errno);
+		/* On again: fds pass. */
+		EXPECT_EQ(0, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+					&on, sizeof(on)));
+		EXPECT_EQ(0, send_fd(self->sv[0], "z", p[1]));
+		recv_fds(self->sv[1], &g, 16, MSG_DONTWAIT, 64);
+		EXPECT_EQ(1, g.n);
+		EXPECT_EQ(1, g.nfds);
+		close_got(&g);
+		close_pair(self->sv);
+	}
+	/* A listener's setting reaches its embryos and accepted sockets. */
+	l = socket(self->family, SOCK_STREAM, 0);
+	ASSERT_LE(0, l);
+	sl = sizeof(sa_family_t);
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)&sun, sl));
+	sl = sizeof(sun);
+	ASSERT_EQ(0, getsockname(l, (struct sockaddr *)&sun, &sl));
+	ASSERT_EQ(0, setsockopt(l, SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM, &off, sizeof(off)));
+	ASSERT_EQ(0, listen(l, 4));
+	c = socket(self->family, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&sun, sl));
+	EXPECT_EQ(EPERM, send_fd(c, "e", p[1]));
+	a = accept(l, NULL, NULL);
+	ASSERT_LE(0, a);
+	EXPECT_EQ(EPERM, send_fd(c, "f", p[1]));
+	EXPECT_EQ(0, send_fd(a, "g", p[1]));
+	close(a);
+	close(c);
+	close(l);
+	close(p[0]);
+	close(p[1]);
+}
+
 TEST_HARNESS_MAIN
