@@ -12,8 +12,8 @@
 use crate::api::addr::{sun_addr_from_raw, write_sockaddr};
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
-use crate::api::sock::{Msg, Pipe, Sock, Socket};
 use crate::api::cmsg::SOL_SOCKET;
+use crate::api::sock::{Msg, Pipe, Sock, Socket};
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 use core::ptr;
