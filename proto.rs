@@ -42,7 +42,8 @@ impl SkbDestructor for DataSkb {
 const PF_UNIX: i32 = 1;
 
 /// `SO_PASSRIGHTS` of upstream 6.16 (`include/uapi/asm-generic/socket.h`), which 6.12's
-/// socket core does not know.
+/// socket core does not know. The generic number, as on x86-64 (the module's one
+/// target); alpha, mips, parisc and sparc number their options differently.
 const SO_PASSRIGHTS: i32 = 83;
 
 /// `PAGE_ALLOC_COSTLY_ORDER`.

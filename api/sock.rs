@@ -183,7 +183,8 @@ pub(crate) struct UnixSock {
     /// The socket's index among the candidates of the collector's current run.
     pub(crate) gc_index: kernel::ffi::c_uint,
     /// `SO_PASSRIGHTS` (upstream 6.16's `sk_scm_rights`): the socket accepts
-    /// `SCM_RIGHTS`. Set by `setsockopt`, read under the state lock by senders.
+    /// `SCM_RIGHTS`. Written by `setsockopt` without a lock and read by senders under
+    /// the receiver's state lock (a relaxed atomic, as upstream's unlocked bit).
     pass_rights: AtomicBool,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.

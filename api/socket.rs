@@ -88,6 +88,13 @@ pub(crate) trait SocketOps {
 }
 
 /// The value of a `setsockopt` call (a `sockptr_t` and its length).
+///
+/// # Invariants
+///
+/// `val` and `len` are those of the running `setsockopt` call, as the socket core
+/// passed them: a user pointer, or a kernel buffer of at least `len` bytes (the core's
+/// or the cgroup BPF hook's). Only [`Adapter::setsockopt`] makes one (the fields are
+/// private), and it lives only during that call.
 pub(crate) struct SockOpt {
     val: bindings::sockptr_t,
     len: c_uint,
@@ -101,9 +108,9 @@ impl SockOpt {
             return Err(EINVAL);
         }
         let mut v: c_int = 0;
-        // SAFETY: `v` has room for an int; `val` is the caller's option buffer (a user
-        // or kernel pointer, as `sockptr_t` says) with at least that many bytes
-        // claimed, read with a fault check.
+        // SAFETY: `v` has room for an int. By the type invariant `val` is the running
+        // call's buffer: a user pointer (read with a fault check) or a kernel buffer
+        // of at least `len` bytes, and `len` is at least an int (checked above).
         let left = unsafe {
             bindings::afunix_copy_from_sockptr(
                 ptr::addr_of_mut!(v).cast(),

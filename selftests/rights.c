@@ -767,7 +767,7 @@ TEST_F(rights, passrights)
 	struct sockaddr_un sun = { .sun_family = self->family };
 	socklen_t sl;
 
-	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe2(p, O_NONBLOCK));
 	/* Other levels: no setsockopt on AF_UNIX. */
 	ASSERT_EQ(0, socketpair(self->family, SOCK_STREAM, 0, self->sv));
 	EXPECT_EQ(-1, setsockopt(self->sv[0], 6 /* IPPROTO_TCP */, 1, &on, sizeof(on)));
@@ -805,12 +805,21 @@ TEST_F(rights, passrights)
 					 &len));
 		EXPECT_EQ(ENOPROTOOPT, errno);
 		EXPECT_EQ(EPERM, send_fd(self->sv[0], "x", p[1]));
-		if (types[i] == SOCK_STREAM)
+		if (types[i] == SOCK_STREAM) {
+			char oob;
+
+			/* The fds on the in-band skb, then on the out-of-band byte alone. */
 			EXPECT_EQ(EPERM, send_fds(self->sv[0], "xy", 2, &p[1], 1, MSG_OOB));
+			EXPECT_EQ(EPERM, send_fds(self->sv[0], "x", 1, &p[1], 1, MSG_OOB));
+			EXPECT_EQ(-1, recv(self->sv[1], &oob, 1, MSG_OOB | MSG_DONTWAIT));
+			EXPECT_EQ(EINVAL, errno);
+		}
 		EXPECT_EQ(0, send_fds(self->sv[0], "d", 1, NULL, 0, 0));
 		/* The other way, the sender's own setting does not matter. */
 		EXPECT_EQ(0, send_fd(self->sv[1], "y", p[1]));
+		v = 0;
 		EXPECT_EQ(1, recv(self->sv[1], &v, 1, MSG_DONTWAIT));
+		EXPECT_EQ('d', v);
 		EXPECT_EQ(-1, recv(self->sv[1], &v, 1, MSG_DONTWAIT));
 		EXPECT_EQ(EAGAIN, errno);
 		/* On again: fds pass. */
@@ -821,6 +830,11 @@ TEST_F(rights, passrights)
 		EXPECT_EQ(1, g.n);
 		EXPECT_EQ(1, g.nfds);
 		close_got(&g);
+		/* The receiver's EPIPE comes before its EPERM. */
+		EXPECT_EQ(0, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+					&off, sizeof(off)));
+		EXPECT_EQ(0, shutdown(self->sv[1], SHUT_RD));
+		EXPECT_EQ(EPIPE, send_fd(self->sv[0], "w", p[1]));
 		close_pair(self->sv);
 	}
 	/* A listener's setting reaches its embryos and accepted sockets. */
@@ -833,6 +847,7 @@ TEST_F(rights, passrights)
 	ASSERT_EQ(0, setsockopt(l, SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM, &off, sizeof(off)));
 	ASSERT_EQ(0, listen(l, 4));
 	c = socket(self->family, SOCK_STREAM, 0);
+	ASSERT_LE(0, c);
 	ASSERT_EQ(0, connect(c, (struct sockaddr *)&sun, sl));
 	EXPECT_EQ(EPERM, send_fd(c, "e", p[1]));
 	a = accept(l, NULL, NULL);
@@ -842,8 +857,10 @@ TEST_F(rights, passrights)
 	close(a);
 	close(c);
 	close(l);
-	close(p[0]);
+	/* Every copy of the pipe's write end was released: nothing refused leaked. */
 	close(p[1]);
+	EXPECT_EQ(0, read(p[0], &v, 1));
+	close(p[0]);
 }
 
 TEST_HARNESS_MAIN
