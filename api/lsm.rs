@@ -39,8 +39,7 @@ pub(crate) fn unix_stream_connect(
 /// connect a datagram socket to) `other`, whose state lock `other` holds? `EPERM` if
 /// either has lost its `struct socket` (a dead socket; callers check that first).
 pub(crate) fn unix_may_send(sk: &Sock, other: &StateGuard<'_>) -> Result {
-    // SAFETY: Reads of pointer fields of live sockets.
-    let (a, b) = unsafe { ((*sk.as_ptr()).sk_socket, (*other.sock().as_ptr()).sk_socket) };
+    let (a, b) = (sk.raw_socket(), other.sock().raw_socket());
     if a.is_null() || b.is_null() {
         return Err(EPERM);
     }
@@ -55,8 +54,7 @@ pub(crate) fn unix_may_send(sk: &Sock, other: &StateGuard<'_>) -> Result {
 /// The security id of a datagram sent by `sk` (`unix_get_peersec_dgram()`, in
 /// `scm_send()`): 0 without an LSM that labels datagrams.
 pub(crate) fn peersec_dgram(sk: &Sock) -> u32 {
-    // SAFETY: A read of a pointer field of a live socket.
-    let sock = unsafe { (*sk.as_ptr()).sk_socket };
+    let sock = sk.raw_socket();
     if sock.is_null() {
         return 0;
     }
@@ -83,8 +81,7 @@ pub(crate) fn put_secctx(sk: &Sock, m: &mut Msg, secid: u32) {
     if secid == 0 {
         return;
     }
-    // SAFETY: A read of a pointer field of a live socket.
-    let sock = unsafe { (*sk.as_ptr()).sk_socket };
+    let sock = sk.raw_socket();
     if sock.is_null() {
         return;
     }

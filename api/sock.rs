@@ -670,10 +670,17 @@ impl Sock {
         bindings::AFUNIX_SECURITY_NETWORK != 0 && self.socket_flag(sock_flag::PASSSEC)
     }
 
+    /// `sk->sk_socket`: the socket's `struct socket`, NULL once orphaned (or for an
+    /// embryo). Valid while the socket is not orphaned: `sock_orphan` clears it under
+    /// the state lock, and a system call on the socket holds it.
+    pub(crate) fn raw_socket(&self) -> *mut bindings::socket {
+        // SAFETY: A read of a pointer field of a live socket.
+        unsafe { (*self.as_ptr()).sk_socket }
+    }
+
     /// `test_bit(nr, &sk->sk_socket->flags)`, false without a `struct socket`.
     fn socket_flag(&self, nr: u32) -> bool {
-        // SAFETY: A read of a pointer field of a live socket.
-        let sock = unsafe { (*self.as_ptr()).sk_socket };
+        let sock = self.raw_socket();
         if sock.is_null() {
             return false;
         }
@@ -687,8 +694,7 @@ impl Sock {
     /// The mode of the inode of the socket's `struct socket`
     /// (`SOCK_INODE(sk->sk_socket)->i_mode`), `None` without a `struct socket`.
     pub(crate) fn socket_inode_mode(&self) -> Option<u16> {
-        // SAFETY: A read of a pointer field of a live socket.
-        let sock = unsafe { (*self.as_ptr()).sk_socket };
+        let sock = self.raw_socket();
         if sock.is_null() {
             return None;
         }
@@ -700,8 +706,7 @@ impl Sock {
     /// Whether the socket still has its `struct socket` (not orphaned); plain read, as
     /// AF_UNIX's `/proc` does, under the state lock.
     pub(crate) fn has_socket(&self) -> bool {
-        // SAFETY: A read of a pointer field of a live socket, only compared to NULL.
-        !unsafe { (*self.as_ptr()).sk_socket }.is_null()
+        !self.raw_socket().is_null()
     }
 
     /// `refcount_read(&sk->sk_refcnt)`.
@@ -1038,16 +1043,21 @@ impl Sock {
         unsafe { bindings::afunix_wmem_alloc(self.as_ptr()) }
     }
 
-    /// `sock_flag(sk, SOCK_DEAD)`: the socket was released.
-    pub(crate) fn is_dead(&self) -> bool {
+    /// `sock_flag(sk, nr)`.
+    fn sock_flag(&self, nr: u32) -> bool {
         // SAFETY: `sk_flags` (at its offset) of a live socket; read once, racing with
         // `sock_set_flag`'s `__set_bit` as C's `sock_flag` does.
         unsafe {
             let flags = self
                 .as_ptr()
                 .byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize);
-            test_bit(bindings::AFUNIX_SOCK_DEAD, flags.cast())
+            test_bit(nr, flags.cast())
         }
+    }
+
+    /// `sock_flag(sk, SOCK_DEAD)`: the socket was released.
+    pub(crate) fn is_dead(&self) -> bool {
+        self.sock_flag(bindings::AFUNIX_SOCK_DEAD)
     }
 
     /// Whether the socket accepts `SCM_RIGHTS` (`SO_PASSRIGHTS`, on by default).
@@ -1064,13 +1074,7 @@ impl Sock {
 
     /// `sock_flag(sk, SOCK_RCVTSTAMP)`: `SO_TIMESTAMP` (or `SO_TIMESTAMPNS`) is set.
     pub(crate) fn rcvtstamp(&self) -> bool {
-        // SAFETY: As in `is_dead`.
-        unsafe {
-            let flags = self
-                .as_ptr()
-                .byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize);
-            test_bit(bindings::AFUNIX_SOCK_RCVTSTAMP, flags.cast())
-        }
+        self.sock_flag(bindings::AFUNIX_SOCK_RCVTSTAMP)
     }
 
     /// `sock_error()`: takes the pending socket error, if any.

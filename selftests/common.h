@@ -163,6 +163,24 @@ static inline void note(struct trace *t, long r)
 		t->v[t->n++] = r < 0 ? -errno : r;
 }
 
+/*
+ * In a kselftest_harness test: the traces of AF_UNIX (`u`) and of the module (`o`)
+ * must be the same, step by step; each differing step is logged (every step with
+ * TRACE_ALL set in the environment).
+ */
+#define EXPECT_SAME_TRACE(u, o)							\
+	do {									\
+		int __i;							\
+										\
+		for (__i = 0; __i < (u)->n || __i < (o)->n; __i++)		\
+			if ((u)->v[__i] != (o)->v[__i] || getenv("TRACE_ALL"))	\
+				TH_LOG("step %d: AF_UNIX %ld, ours %ld", __i,	\
+				       (u)->v[__i], (o)->v[__i]);		\
+		ASSERT_EQ((u)->n, (o)->n);					\
+		for (__i = 0; __i < (u)->n; __i++)				\
+			EXPECT_EQ((u)->v[__i], (o)->v[__i]) TH_LOG("step %d", __i); \
+	} while (0)
+
 /* The protocol names of a family in /proc/net/protocols ("UNIX", "UNIX-STREAM"). */
 static inline void proto_names(bool ours, const char **dgram, const char **stream)
 {

@@ -130,7 +130,7 @@ static void val(struct trace *t, long v)
 static void in_child(struct trace *t, void (*fn)(int family, struct trace *t, void *arg),
 		     int family, void *arg)
 {
-	static struct trace ct;
+	struct trace ct;
 	int p[2], st;
 	pid_t pid;
 	ssize_t n;
@@ -171,13 +171,46 @@ struct outside {
 	socklen_t an_len, af_len, ar_len, ae_len;
 };
 
+/* What the sandboxed process hands its child: the outside and its own sockets. */
+struct inherited {
+	const struct outside *o;
+	struct sockaddr_un in, ind;
+	socklen_t in_len, ind_len;
+};
+
+/*
+ * A child of the sandboxed process: in its parent's domain, then in a domain nested in
+ * it (the parent's sockets are then outside, its own inside).
+ */
+static void inherit_and_nest(int family, struct trace *t, void *arg)
+{
+	const struct inherited *c = arg;
+	const struct outside *o = c->o;
+	struct sockaddr_un deep;
+	socklen_t deep_len;
+	int dl;
+
+	val(t, try_connect(family, SOCK_STREAM, &o->as, o->as_len));
+	val(t, try_sendto(family, &o->ad, o->ad_len));
+	val(t, try_connect(family, SOCK_STREAM, &c->in, c->in_len));
+	val(t, scope_abstract());
+	val(t, try_connect(family, SOCK_STREAM, &c->in, c->in_len));
+	val(t, try_sendto(family, &c->ind, c->ind_len));
+	deep_len = abstract_addr(&deep, family, "deep");
+	dl = bound(family, SOCK_STREAM, &deep, deep_len);
+	val(t, dl >= 0 ? 0 : dl);
+	val(t, try_connect(family, SOCK_STREAM, &deep, deep_len));
+	if (dl >= 0)
+		close(dl);
+}
+
 /* The sandboxed process: restricts itself after connecting one datagram socket. */
 static void sandboxed(int family, struct trace *t, void *arg)
 {
 	struct outside *o = arg;
 	struct sockaddr_un in, ind;
 	socklen_t in_len, ind_len;
-	int pre, l, d, parent_in[2];
+	int pre, l, d;
 
 	/* Connected before the restriction: AF_UNIX's unix_peer exception. */
 	pre = socket(family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
@@ -225,54 +258,11 @@ static void sandboxed(int family, struct trace *t, void *arg)
 	val(t, try_sendto(family, &ind, ind_len));
 
 	/* A child inherits the domain: `in` (named by this pid) stays reachable. */
-	if (pipe(parent_in) == 0) {
-		pid_t pid = fork();
+	{
+		struct inherited c = { .o = o, .in = in, .ind = ind, .in_len = in_len,
+				       .ind_len = ind_len };
 
-		if (pid == 0) {
-			static struct trace gt;
-			struct sockaddr_un pin;
-			socklen_t pin_len;
-			ssize_t n;
-
-			memset(&gt, 0, sizeof(gt));
-			val(&gt, try_connect(family, SOCK_STREAM, &o->as, o->as_len));
-			val(&gt, try_sendto(family, &o->ad, o->ad_len));
-			memset(&pin, 0, sizeof(pin));
-			pin = in;
-			pin_len = in_len;
-			val(&gt, try_connect(family, SOCK_STREAM, &pin, pin_len));
-			/* A nested domain: the parent's socket is now outside. */
-			val(&gt, scope_abstract());
-			val(&gt, try_connect(family, SOCK_STREAM, &pin, pin_len));
-			val(&gt, try_sendto(family, &ind, ind_len));
-			{
-				struct sockaddr_un deep;
-				socklen_t deep_len = abstract_addr(&deep, family, "deep");
-				int dl = bound(family, SOCK_STREAM, &deep, deep_len);
-
-				val(&gt, dl >= 0 ? 0 : dl);
-				val(&gt, try_connect(family, SOCK_STREAM, &deep, deep_len));
-				if (dl >= 0)
-					close(dl);
-			}
-			n = write(parent_in[1], &gt, sizeof(gt));
-			_exit(n == sizeof(gt) ? 0 : 1);
-		} else if (pid > 0) {
-			static struct trace gt;
-			int st;
-			ssize_t n;
-
-			close(parent_in[1]);
-			memset(&gt, 0, sizeof(gt));
-			n = read(parent_in[0], &gt, sizeof(gt));
-			close(parent_in[0]);
-			val(t, waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-				!WEXITSTATUS(st) && n == sizeof(gt));
-			for (int i = 0; i < gt.n; i++)
-				val(t, gt.v[i]);
-		} else {
-			val(t, -3000);
-		}
+		in_child(t, inherit_and_nest, family, &c);
 	}
 	if (l >= 0)
 		close(l);
@@ -367,18 +357,6 @@ static void landlock_scenario(int family, struct trace *t)
 	unlink(o.pd.sun_path);
 }
 
-static void compare(struct __test_metadata *_metadata, struct trace *u, struct trace *o)
-{
-	int i;
-
-	for (i = 0; i < u->n || i < o->n; i++)
-		if (u->v[i] != o->v[i] || getenv("LSM_ALL"))
-			TH_LOG("step %d: AF_UNIX %ld, ours %ld", i, u->v[i], o->v[i]);
-	ASSERT_EQ(u->n, o->n);
-	for (i = 0; i < u->n; i++)
-		EXPECT_EQ(u->v[i], o->v[i]) TH_LOG("step %d", i);
-}
-
 /* A private tmpfs-backed directory for the pathname sockets. */
 static int enter_dir(char *cwd, char *dir)
 {
@@ -420,7 +398,7 @@ TEST(landlock_abstract_scope)
 	EXPECT_EQ(2, u.v[16]);		/* pathname sendto */
 	EXPECT_EQ(0, u.v[18]);		/* connect inside the domain */
 	EXPECT_EQ(2, u.v[20]);		/* sendto inside the domain */
-	compare(_metadata, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
 }
 
 /* Attaches classic BPF `code` to `s`: 0 or -errno. */
@@ -431,23 +409,30 @@ static long attach(int s, struct sock_filter *code, unsigned short n)
 	return setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) ? -errno : 0;
 }
 
-/* An eBPF socket filter program that returns `ret`: its fd, or -errno. */
-static int ebpf_ret(int ret)
+/* Loads `n` instructions as an eBPF socket filter: its fd, or -errno. */
+static int ebpf_load(const struct bpf_insn *insns, unsigned int n)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = ret },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	union bpf_attr attr;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = 2;
+	attr.insn_cnt = n;
 	attr.license = (unsigned long)"GPL";
 	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
+}
+
+/* An eBPF socket filter program that returns `ret`: its fd, or -errno. */
+static int ebpf_ret(int ret)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = ret },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return ebpf_load(insns, ARRAY_SIZE(insns));
 }
 
 /*
@@ -456,22 +441,14 @@ static int ebpf_ret(int ret)
  */
 static int ebpf_cb_reader(void)
 {
-	struct bpf_insn insns[] = {
+	const struct bpf_insn insns[] = {
 		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_1,
 		  .off = offsetof(struct __sk_buff, cb[0]) },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = -1 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	union bpf_attr attr;
-	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = ARRAY_SIZE(insns);
-	attr.license = (unsigned long)"GPL";
-	fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
-	return fd < 0 ? -errno : fd;
+	return ebpf_load(insns, ARRAY_SIZE(insns));
 }
 
 /* Sends one byte with SCM_RIGHTS of `fd` and our SCM_CREDENTIALS: the send's result. */
@@ -688,7 +665,7 @@ TEST(socket_filters)
 	EXPECT_EQ(3, u.v[7]);
 	/* The last datagram, dropped, released the pipe's write end it carried. */
 	EXPECT_EQ(0, u.v[u.n - 1]);
-	compare(_metadata, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
 }
 
 static void peersec_scenario(int family, struct trace *t)
@@ -739,7 +716,7 @@ TEST(peersec_passsec)
 	peersec_scenario(fam, &o);
 	ASSERT_LT(0, u.n);
 	EXPECT_EQ(-ENOPROTOOPT, u.v[0]);
-	compare(_metadata, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
 }
 
 TEST_HARNESS_MAIN
