@@ -22,6 +22,16 @@ static inline long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * The end of a profiling phase: `xchg %bx,%bx`, a no-op that scripts/profile's QEMU plugin
+ * (bench/insn-profile.c) watches for; the instructions counted since the last marker are
+ * written out as one phase.
+ */
+static inline void bench_mark(void)
+{
+	__asm__ volatile("xchg %%bx, %%bx" ::: "memory");
+}
+
 /* Ends the program: "<program>: <what>: <errno's message>". */
 static inline void die(const char *what)
 {

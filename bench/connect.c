@@ -116,6 +116,7 @@ static int pathscale(int family, const char *name, long n, long m)
 	c = socket(family, SOCK_DGRAM, 0);
 	if (c < 0)
 		die("socket");
+	bench_mark();
 	for (i = 0; i < m; i++) {
 		len = path_addr(&sun, family, mix(i) % n);
 		t0 = now_ns();
@@ -123,6 +124,7 @@ static int pathscale(int family, const char *name, long n, long m)
 			die("connect");
 		lat[i] = now_ns() - t0;
 	}
+	bench_mark();
 	printf("{\"bench\": \"pathscale\", \"family\": \"%s\", \"n\": %ld, \"m\": %ld, "
 	       "\"setup_s\": %.3f, \"chains\": %d, ", name, n, m, setup / 1e9,
 	       family == AF_UNIX ? -1 : read_int("/proc/sys/net/rust_afunix/pathname_buckets"));
@@ -183,6 +185,9 @@ static int storm(int family, const char *name, int p, int m, int distinct)
 			/* Released together: the parent closes the pipe. */
 			if (read(go[0], &c, 1) != 0)
 				_exit(1);
+			/* A profile (scripts/profile) marks the connects of one worker. */
+			if (p == 1)
+				bench_mark();
 			for (i = 0; i < m; i++) {
 				long long t = now_ns();
 
@@ -190,6 +195,8 @@ static int storm(int family, const char *name, int p, int m, int distinct)
 					_exit(3);
 				lat[(long long)k * m + i] = now_ns() - t;
 			}
+			if (p == 1)
+				bench_mark();
 			_exit(0);
 		}
 	}

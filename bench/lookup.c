@@ -110,6 +110,7 @@ int main(int argc, char **argv)
 	setup = now_ns() - t0;
 
 	prctl(PR_SET_NAME, argv[5]);
+	bench_mark();
 	for (i = 0; i < m; i++) {
 		fd = socket(family, SOCK_DGRAM, 0);
 		if (fd < 0)
@@ -123,6 +124,7 @@ int main(int argc, char **argv)
 		lat[i] = t1 - t0;
 		sum += lat[i];
 	}
+	bench_mark();
 	prctl(PR_SET_NAME, "lookup-done");
 	/* The module's abstract chains in this netns after the run (-1 for AF_UNIX). */
 	chains = family == AF_UNIX ? -1 : read_int("/proc/sys/net/rust_afunix/abstract_buckets");
