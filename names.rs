@@ -100,17 +100,17 @@ fn bind_bsd(sk: &Sock, addr: Address) -> Result {
     Ok(())
 }
 
-/// Finds the socket a connect or send names, with a reference (`unix_find_other()`):
+/// Finds the socket a connect or send names (a validated name), with a reference
+/// (`unix_find_other()`):
 /// a pathname through the VFS and the global table (`EPROTOTYPE` for another socket
 /// type), an abstract name in `sk`'s netns (`ECONNREFUSED` if nobody has it).
-pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
-    let name = sun.validate()?;
-    let addr = Address::of(&name);
+pub(crate) fn find_other(sk: &Sock, name: &Name<'_>) -> Result<ARef<Sock>> {
     let ty = sk.sk_type();
-    match name {
-        Name::Path(_) => {
-            let mut file = SocketFile::lookup(&addr)?;
-            let other = hash::find_by_inode(file.inode()).ok_or(Error::from(ECONNREFUSED))?;
+    match *name {
+        Name::Path(p) => {
+            let mut file = SocketFile::lookup(p)?;
+            let other =
+                hash::find_by_inode(file.inode()).ok_or_else(|| Error::from(ECONNREFUSED))?;
             if other.sk_type() != ty {
                 return Err(EPROTOTYPE.into());
             }
@@ -121,7 +121,7 @@ pub(crate) fn find_other(sk: &Sock, sun: &SunAddr) -> Result<ARef<Sock>> {
             // Under RCU (`NetTable::find_abstract`).
             let table = sk.table();
             let h = table.name_hash(n, ty);
-            table.find_abstract(h, n).ok_or(ECONNREFUSED.into())
+            table.find_abstract(h, n).ok_or_else(|| ECONNREFUSED.into())
         }
     }
 }

@@ -202,7 +202,7 @@ fn peer_get(sk: &Sock) -> Option<ARef<Sock>> {
 /// `None` for an unnamed socket.
 pub(crate) fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>> {
     if peer {
-        let p = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
+        let p = peer_get(sk).ok_or_else(|| Error::from(ENOTCONN))?;
         Ok(p.addr())
     } else {
         Ok(sk.addr())
@@ -266,7 +266,7 @@ pub(crate) fn listen(sk: &Sock, backlog: i32) -> Result {
 /// `connect()` of a stream or seqpacket socket (`unix_stream_connect()`): a new
 /// embryo socket, connected to `sk`, goes onto the listener's queue for `accept`.
 pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
-    sun.validate()?;
+    let name = sun.validate()?;
     names::maybe_autobind(sk)?;
     let mut timeo = sk.sndtimeo(nonblock);
 
@@ -290,7 +290,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
     };
 
     let err = loop {
-        let other = match names::find_other(sk, sun) {
+        let other = match names::find_other(sk, &name) {
             Ok(o) => o,
             Err(e) => break e,
         };
@@ -405,10 +405,10 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         }
         return Ok(());
     }
-    sun.validate()?;
+    let name = sun.validate()?;
     names::maybe_autobind(sk)?;
     loop {
-        let other = names::find_other(sk, sun)?;
+        let other = names::find_other(sk, &name)?;
         let (mut gs, mut go) = Sock::lock_pair(sk, &other);
         // The VFS overslept the socket's death: retry.
         if other.is_dead() {
@@ -469,12 +469,10 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         return Err(EOPNOTSUPP.into());
     }
     let sun = m.name();
-    let mut other = match &sun {
-        Some(s) => {
-            s.validate()?;
-            None
-        }
-        None => Some(peer_get(sk).ok_or(Error::from(ENOTCONN))?),
+    let name = sun.as_ref().map(SunAddr::validate).transpose()?;
+    let mut other = match &name {
+        Some(_) => None,
+        None => Some(peer_get(sk).ok_or_else(|| Error::from(ENOTCONN))?),
     };
     names::maybe_autobind(sk)?;
 
@@ -509,9 +507,9 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
     let mut filter = true;
 
     loop {
-        let o = match (other.take(), &sun) {
+        let o = match (other.take(), &name) {
             (Some(o), _) => o,
-            (None, Some(s)) => names::find_other(sk, s)?,
+            (None, Some(n)) => names::find_other(sk, n)?,
             (None, None) => return Err(ECONNRESET.into()),
         };
         // A datagram the receiver's filter (or LSM) drops is lost without an error.
@@ -692,7 +690,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
     // MSG_OOB: the last byte goes out of band, after the others.
     let oob = flags & msg::OOB != 0;
     let len = if oob {
-        len.checked_sub(1).ok_or(Error::from(EOPNOTSUPP))?
+        len.checked_sub(1).ok_or_else(|| Error::from(EOPNOTSUPP))?
     } else {
         len
     };
@@ -704,7 +702,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         }
         .into());
     }
-    let other = peer_get(sk).ok_or(Error::from(ENOTCONN))?;
+    let other = peer_get(sk).ok_or_else(|| Error::from(ENOTCONN))?;
     if sk.shutdown() & shut::SEND != 0 {
         return Err(pipe(flags, 0));
     }

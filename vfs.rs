@@ -41,13 +41,12 @@ impl NewSocketInode {
 }
 
 impl SocketFile {
-    /// Resolves the pathname of `addr` with the caller's cwd and root, following links
+    /// Resolves the pathname `name` with the caller's cwd and root, following links
     /// (`unix_find_bsd()`); write permission needed, `ECONNREFUSED` if it is not a
     /// socket.
-    pub(crate) fn lookup(addr: &Address) -> Result<SocketFile> {
-        let name = c_path(addr)?;
+    pub(crate) fn lookup(name: &CStr) -> Result<SocketFile> {
         let path = HeldPath::lookup_follow(name)?;
         path.permission(MAY_WRITE)?;
-        SocketFile::of_path(path).ok_or(ECONNREFUSED.into())
+        SocketFile::of_path(path).ok_or_else(|| ECONNREFUSED.into())
     }
 }

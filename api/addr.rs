@@ -14,6 +14,7 @@ use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
 use kernel::alloc::{flags::GFP_KERNEL, KBox};
 use kernel::error::{code::EINVAL, Result};
+use kernel::str::CStr;
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
 /// `offsetof(struct sockaddr_un, sun_path)`: the family field's size.
@@ -33,26 +34,26 @@ pub(crate) const AUTOBIND_LEN: usize = PATH_OFFSET + 6;
 
 /// A `struct sockaddr_un` as passed in (at most [`SUN_LEN`] bytes of it), with the
 /// length the caller gave.
+///
+/// # Invariants
+///
+/// The bytes past the first `min(len, SUN_LEN)` are zero, so a pathname ends in a NUL
+/// within `bytes` even when the caller filled all of `sun_path` (the place where
+/// `unix_mkname_bsd()` writes its NUL, in the core's `struct sockaddr_storage`).
 pub(crate) struct SunAddr {
-    bytes: [u8; SUN_LEN],
+    bytes: [u8; SUN_LEN + 1],
     len: usize,
 }
 
 /// What a name designates, after validation.
 pub(crate) enum Name<'a> {
-    /// A file system name, without its terminating NUL.
-    Path(&'a [u8]),
+    /// A file system name: its bytes up to the first NUL, with that NUL.
+    Path(&'a CStr),
     /// An abstract name: `sun_path[0] == 0`, all `len - 2` bytes count.
     Abstract(&'a [u8]),
 }
 
 impl SunAddr {
-    /// Wraps the first `len` bytes of a caller's address (copied by the thin layer;
-    /// `bytes` past `len` are zero).
-    pub(crate) fn new(bytes: [u8; SUN_LEN], len: usize) -> SunAddr {
-        SunAddr { bytes, len }
-    }
-
     /// The length the caller passed.
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -78,9 +79,17 @@ impl SunAddr {
         if path[0] == 0 {
             return Ok(Name::Abstract(path));
         }
-        // `unix_mkname_bsd()`: the name ends at the first NUL, or at `len`.
-        let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
-        Ok(Name::Path(&path[..end]))
+        // `unix_mkname_bsd()`: the name ends at the first NUL, or at `len`, where the
+        // bytes are zero (type invariant).
+        let with_nul = &self.bytes[PATH_OFFSET..];
+        let Some(end) = with_nul.iter().position(|&b| b == 0) else {
+            return Err(EINVAL);
+        };
+        let c = &with_nul[..=end];
+        // SAFETY: `c` ends at its first NUL byte, and has no other.
+        Ok(Name::Path(unsafe {
+            CStr::from_bytes_with_nul_unchecked(c)
+        }))
     }
 }
 
@@ -115,7 +124,7 @@ impl Address {
         let mut a = Address::with_family();
         let (src, extra) = match name {
             Name::Abstract(n) => (*n, 0),
-            Name::Path(p) => (*p, 1),
+            Name::Path(p) => (p.as_bytes(), 1),
         };
         // `src` is at most `SUN_LEN - PATH_OFFSET` bytes (`validate`), so the name and
         // a NUL fit.
@@ -282,11 +291,16 @@ impl DerefMut for UniqueAddress {
 ///
 /// `ptr` points to at least `min(len, SUN_LEN)` readable bytes.
 pub(crate) unsafe fn sun_addr_from_raw(ptr: *const u8, len: usize) -> SunAddr {
-    let mut bytes = [0u8; SUN_LEN];
+    // Built in place (in the caller's return slot), then filled.
+    let mut sun = SunAddr {
+        bytes: [0u8; SUN_LEN + 1],
+        len,
+    };
     let n = len.min(SUN_LEN);
     // SAFETY: `ptr` has `n` readable bytes (safety requirements).
-    unsafe { ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), n) };
-    SunAddr::new(bytes, len)
+    // INVARIANT: The bytes past `n` stay zero.
+    unsafe { ptr::copy_nonoverlapping(ptr, sun.bytes.as_mut_ptr(), n) };
+    sun
 }
 
 /// Writes the address `addr`, or an unnamed one (the family alone), to `dst` for

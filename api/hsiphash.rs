@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The keyed hash of the name tables (`hsiphash`), its random keys, and the module's key
-//! of socket inodes.
+//! The keyed hash of the name tables (`hsiphash`), its random keys, and the module's keyed
+//! hash of socket inodes.
 
 use crate::api::bindings;
 use crate::api::list::Inode;
 use core::ffi::c_void;
 use core::ptr;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// A random key of `hsiphash`.
 pub(crate) struct HashKey(bindings::hsiphash_key_t);
@@ -32,36 +32,34 @@ impl HashKey {
         // SAFETY: `data` is `data.len()` readable bytes; `self.0` is a key.
         unsafe { bindings::afunix_hsiphash(data.as_ptr().cast(), data.len(), &self.0) }
     }
-
-    /// The hash of an address (its bytes).
-    #[inline]
-    fn hash_addr(&self, addr: usize) -> u32 {
-        self.hash(&addr.to_ne_bytes())
-    }
 }
 
 /// The key of [`inode_key`]: written when the global pathname table is made
 /// ([`new_inode_key`]), at load, before any socket exists, and read after.
-static INODE_KEY: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+static INODE_KEY: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
 /// Draws the module's key of inode hashes: once per load, with the global table, before
 /// the family is registered (which publishes it to every socket's callers).
 pub(crate) fn new_inode_key() {
     let k = HashKey::random();
     for (w, v) in INODE_KEY.iter().zip(k.0.key) {
-        w.store(v, Ordering::Relaxed);
+        w.store(v as u64, Ordering::Relaxed);
     }
 }
 
 /// The key of a socket inode in the global pathname table: a hash of the inode's
 /// address keyed per module load. AF_UNIX keys by `i_ino`, which every tmpfs numbers
 /// from 1: sockets of equal inode numbers on many mounts (any user namespace can make
-/// them) would share one chain that no resize splits.
+/// them) would share one chain that no resize splits. Distinct inodes have distinct
+/// addresses, which no caller chooses or sees: a multiply-shift hash (`(x ^ k0) * k1`,
+/// `k1` odd, its high half) spreads them, in a few instructions where `hsiphash` of the
+/// eight bytes takes a hundred (the connect of a pathname looks one up). The table
+/// indexes chains by the key's low bits, so the bytes are swapped: they are the
+/// product's top bits, the best mixed ones.
 #[inline]
 pub(crate) fn inode_key(inode: *const Inode) -> u32 {
-    let mut key = bindings::hsiphash_key_t::default();
-    for (v, w) in key.key.iter_mut().zip(&INODE_KEY) {
-        *v = w.load(Ordering::Relaxed);
-    }
-    HashKey(key).hash_addr(inode as usize)
+    let k0 = INODE_KEY[0].load(Ordering::Relaxed);
+    let k1 = INODE_KEY[1].load(Ordering::Relaxed) | 1;
+    let h = ((inode as usize as u64) ^ k0).wrapping_mul(k1);
+    ((h >> 32) as u32).swap_bytes()
 }

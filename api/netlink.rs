@@ -149,7 +149,7 @@ impl<'a> NlSkb<'a> {
                 c_int::from(flags),
             )
         };
-        let nlh = NonNull::new(nlh).ok_or(Error::from(EMSGSIZE))?;
+        let nlh = NonNull::new(nlh).ok_or_else(|| Error::from(EMSGSIZE))?;
         let p = payload();
         // SAFETY: `nlmsg_put` reserved `size` bytes of payload, maybe unaligned; `P` has
         // no padding (`Payload`), so every byte written is initialised.
@@ -222,7 +222,7 @@ impl NlMsgBuilder<'_> {
         let len = n
             .checked_mul(4)
             .filter(|&l| l <= u32::from(u16::MAX) - 4)
-            .ok_or(Error::from(EMSGSIZE))?;
+            .ok_or_else(|| Error::from(EMSGSIZE))?;
         // SAFETY: The skb is writable (type invariant).
         let attr = unsafe { bindings::nla_reserve(self.skb, c_int::from(ty), len as c_int) };
         if attr.is_null() {

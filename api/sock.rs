@@ -1908,7 +1908,9 @@ impl Skb {
         order: i32,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<Skb> {
-        let head = len.checked_sub(data_len).ok_or(Error::from(EMSGSIZE))?;
+        let head = len
+            .checked_sub(data_len)
+            .ok_or_else(|| Error::from(EMSGSIZE))?;
         let mut err: c_int = 0;
         // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
         let skb = unsafe {
