@@ -59,6 +59,23 @@ impl File {
         }
     }
 
+    /// Whether the file is a socket of AF_UNIX, as the kernel's collector tells its own
+    /// (`unix_get_socket()`): a socket file whose ops are `PF_UNIX`'s. An `O_PATH` file
+    /// of a socket is not one (`sock_from_file()` sees `empty_fops`).
+    pub(crate) fn is_af_unix_socket(&self) -> bool {
+        // SAFETY: A held file (type invariant); `sock_from_file` returns its socket,
+        // which lives while the file does, or NULL for another kind of file.
+        unsafe {
+            let sock = bindings::sock_from_file(self.0.as_ptr());
+            if sock.is_null() {
+                return false;
+            }
+            // `READ_ONCE(sock->ops)`, as `unix_get_socket()`.
+            let ops = ptr::read_volatile(ptr::addr_of!((*sock).ops));
+            !ops.is_null() && (*ops).family == bindings::PF_UNIX as i32
+        }
+    }
+
     /// Gives the reference up to the caller.
     fn into_raw(self) -> *mut bindings::file {
         let p = self.0.as_ptr();

@@ -205,18 +205,25 @@ static inline int count_sockets(const char *name)
 	return n;
 }
 
+/* The sockets of the family in this netns, now. */
+static inline int sockets_left(bool ours)
+{
+	const char *d, *s;
+
+	proto_names(ours, &d, &s);
+	return count_sockets(d) + count_sockets(s);
+}
+
 /*
  * Waits (at most 20 s) until `want` sockets of the family are left in this netns;
  * returns the difference left.
  */
 static inline int wait_sockets(bool ours, int want)
 {
-	const char *d, *s;
 	int i, n = 0;
 
-	proto_names(ours, &d, &s);
 	for (i = 0; i < 2000; i++) {
-		n = count_sockets(d) + count_sockets(s) - want;
+		n = sockets_left(ours) - want;
 		if (n == 0)
 			break;
 		usleep(10000);
