@@ -19,6 +19,9 @@
  * fds, SCM_CREDENTIALS), often with MSG_PEEK; fds received go into free slots of the
  * pool (their numbers are not compared).
  *
+ * One call in 16 starts a scenario instead: a socketpair in two fixed slots and a run of
+ * sends, peeks and receives on it, with fds and SO_PEEK_OFF (gen_scenario()).
+ *
  * The sequence is generated from the seed before it runs, so that it does not depend
  * on results. Every socket is non-blocking and every send and receive has
  * MSG_DONTWAIT: nothing waits. Pathnames are made in a directory of each run's own,
@@ -41,12 +44,14 @@
 enum op_kind {
 	OP_SOCKET, OP_SOCKETPAIR, OP_BIND, OP_LISTEN, OP_CONNECT, OP_ACCEPT, OP_SEND,
 	OP_SENDTO, OP_RECV, OP_SHUTDOWN, OP_CLOSE, OP_GETNAME, OP_SETSOCKOPT, OP_IOCTL,
-	OP_POLL, OP_KINDS
+	OP_POLL, OP_KINDS,
+	/* Only in scenarios: a socketpair into slots a and a + 1 (closing what was there). */
+	OP_PAIR_AT = OP_KINDS
 };
 
 static const char *const op_names[] = {
 	"socket", "socketpair", "bind", "listen", "connect", "accept", "send", "sendto",
-	"recv", "shutdown", "close", "getname", "setsockopt", "ioctl", "poll",
+	"recv", "shutdown", "close", "getname", "setsockopt", "ioctl", "poll", "pair_at",
 };
 
 struct op {
@@ -83,6 +88,61 @@ static uint32_t mix(uint32_t h, const void *p, size_t n)
 
 static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW, 0, 7 };
 
+/*
+ * A scenario from ops[i] on (at most n): a socketpair in slots s and s + 1 (stream in
+ * three cases of four), then 4 to 19 calls on it: sends of a few bytes from s + 1, half
+ * of them with SCM_RIGHTS, some out of band; receives on s, half of them MSG_PEEK, with
+ * control buffers around the exact sizes and lengths ending at a send's end; SO_PEEK_OFF
+ * set to 0 or 1 on s; now and then any other call on either end. These are the
+ * sequences a uniform draw over the slots almost never makes (issue 24: a peek past
+ * earlier data up to an skb carrying fds). Returns the index of the last op made.
+ */
+static int gen_scenario(struct op *ops, int i, int n)
+{
+	int s = 2 * (int)(rnd() % (SLOTS / 2)), k = 4 + rnd() % 16, j;
+	size_t sent = 1;
+
+	ops[i] = (struct op){ .kind = OP_PAIR_AT, .a = s, .b = s + 1,
+			      .c = rnd() % 4 ? 0 : 1 + rnd() % 2 };
+	for (j = 1; j <= k && i + j < n; j++) {
+		struct op *o = &ops[i + j];
+
+		*o = (struct op){ .a = s, .b = s + 1, .c = rnd(), .d = rnd(), .flags = rnd() };
+		switch (rnd() % 8) {
+		case 0:
+		case 1:
+		case 2:
+			o->kind = OP_SEND;
+			o->a = s + 1;
+			o->len = rnd() % 8 ? 1 + rnd() % 16 : 0;
+			/* SCM_RIGHTS in half of them, MSG_OOB (send_flags[1]) in one of eight */
+			o->flags = (o->flags & ~(3u << 8)) | (rnd() % 2 ? 0 : 1u << 8);
+			o->d = 7 * (rnd() % 1000) + (rnd() % 8 ? 0 : 1);
+			sent = o->len;
+			break;
+		case 3:
+		case 4:
+		case 5:
+			o->kind = OP_RECV;
+			/* MSG_PEEK (recv_flags[1]) in half of them, a control buffer in 7 of 8 */
+			o->d = 8 * (rnd() % 1000) + (rnd() % 2 ? 1 : 0);
+			o->c = (o->c & ~2u) | (rnd() % 8 ? 2 : 0);
+			o->len = rnd() % 2 ? sent : 1 + rnd() % 24;
+			break;
+		case 6:
+			o->kind = OP_SETSOCKOPT;
+			o->c = 4 * (rnd() % 1000) + 1;		/* SO_PEEK_OFF */
+			o->d = 3 * (rnd() % 1000) + 1 + rnd() % 2;	/* 0 or 1 */
+			break;
+		default:
+			o->kind = rnd() % OP_KINDS;
+			o->a = s + rnd() % 2;
+			o->len = rnd() % 64;
+		}
+	}
+	return i + j - 1;
+}
+
 static void gen(struct op *ops, int n)
 {
 	size_t sent = 1;
@@ -90,6 +150,12 @@ static void gen(struct op *ops, int n)
 
 	for (i = 0; i < n; i++) {
 		struct op *o = &ops[i];
+
+		/* One call in 16 starts a scenario on a pair. */
+		if (rnd() % 16 == 0) {
+			i = gen_scenario(ops, i, n);
+			continue;
+		}
 
 		/* sockets made more often than other calls: fewer calls on empty slots */
 		o->kind = rnd() % (OP_KINDS + 4);
@@ -283,6 +349,16 @@ static struct res run_op(struct world *w, const struct op *o)
 		if (!r.ret) {
 			put(w, sv[0]);
 			put(w, sv[1]);
+		}
+		break;
+	case OP_PAIR_AT:
+		r.ret = socketpair(fam, types[o->c % 3] | SOCK_NONBLOCK, 0, sv);
+		if (!r.ret) {
+			for (i = 0; i < 2; i++) {
+				if (w->fd[o->a + i] >= 0)
+					close(w->fd[o->a + i]);
+				w->fd[o->a + i] = sv[i];
+			}
 		}
 		break;
 	case OP_BIND:
