@@ -238,7 +238,6 @@ void afunix___remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_en
 
 long afunix_file_count(struct file *file);
 struct file *afunix_get_file(struct file *file);
-struct inode *afunix_file_inode(const struct file *file);
 struct scm_fp_list *afunix_fpl_alloc(void);
 unsigned long afunix_rlimit_nofile(void);
 void afunix_gc_lock_init(spinlock_t *gc_lock);

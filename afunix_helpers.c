@@ -628,11 +628,6 @@ struct file *afunix_get_file(struct file *file)
 	return get_file(file);
 }
 
-struct inode *afunix_file_inode(const struct file *file)
-{
-	return file_inode(file);
-}
-
 /* An fd list, as scm_fp_copy() allocates it (kfree'd by __scm_destroy()). */
 struct scm_fp_list *afunix_fpl_alloc(void)
 {

@@ -507,19 +507,20 @@ impl<'a> Locked<'a> {
     /// Links `sk`, in no table, into `b`: in the lower half, or the chain of `h` (whose
     /// bucket `b` is) in the upper one. `b` must be locked.
     fn link(&mut self, sk: &Sock, b: Bucket, h: Option<NameHash>) -> Result {
-        if b.is_abstract() != h.is_some() || !self.fits(b, h) {
-            return Err(EINVAL);
-        }
-        if let Some(h) = h {
-            sk.set_name_hash(h.0);
-        }
-        sk.set_hash(b.0);
+        let abs = b.is_abstract();
         match (self.guard_mut(b), h) {
-            (Some(BucketGuard::Lower(g)), None) => g.add(sk)?,
-            (Some(BucketGuard::Stripe(g)), Some(h)) => g.add(h.0, sk)?,
+            (Some(BucketGuard::Lower(g)), None) if !abs => {
+                sk.set_hash(b.0);
+                g.add(sk)?;
+            }
+            (Some(BucketGuard::Stripe(g)), Some(h)) if abs && Bucket::abstract_name(h) == b => {
+                sk.set_name_hash(h.0);
+                sk.set_hash(b.0);
+                g.add(h.0, sk)?;
+            }
             _ => return Err(EINVAL),
         }
-        if b.is_abstract() && self.t.b.abs.linked() {
+        if abs && self.t.b.abs.linked() {
             self.t.queue_resize();
         }
         Ok(())

@@ -48,7 +48,7 @@ impl File {
             if (*file).f_mode & bindings::AFUNIX_FMODE_PATH != 0 {
                 return false;
             }
-            let inode = bindings::afunix_file_inode(file);
+            let inode = (*file).f_inode;
             if (*(*inode).i_sb).s_magic as u64 != bindings::AFUNIX_ANON_INODE_FS_MAGIC as u64 {
                 return false;
             }
@@ -63,9 +63,12 @@ impl File {
     /// (`unix_get_socket()`): a socket file whose ops are `PF_UNIX`'s. An `O_PATH` file
     /// of a socket is not one (`sock_from_file()` sees `empty_fops`).
     pub(crate) fn is_af_unix_socket(&self) -> bool {
-        // SAFETY: A held file (type invariant); `sock_from_file` returns its socket,
-        // which lives while the file does, or NULL for another kind of file.
+        // SAFETY: A held file (type invariant) has its inode; `sock_from_file` returns
+        // its socket, which lives while the file does, or NULL for another kind of file.
         unsafe {
+            if !has_socket_inode(self.0.as_ptr()) {
+                return false;
+            }
             let sock = bindings::sock_from_file(self.0.as_ptr());
             if sock.is_null() {
                 return false;
@@ -284,6 +287,18 @@ impl Drop for FdList {
     }
 }
 
+/// Whether `file`'s inode is a socket's (`S_ISSOCK`), read in place: the cheap test
+/// before `sock_from_file()` (a call) for each fd of a message.
+///
+/// # Safety
+///
+/// `file` is a held file.
+unsafe fn has_socket_inode(file: *mut bindings::file) -> bool {
+    // SAFETY: A held file has its inode (`file_inode()`), whose mode is fixed.
+    let mode = unsafe { (*(*file).f_inode).i_mode };
+    u32::from(mode) & bindings::S_IFMT == bindings::S_IFSOCK
+}
+
 /// The socket of this family behind `file`, as `unix_get_socket()` finds an AF_UNIX
 /// one: a socket file (an `O_PATH` file has other file operations) whose `proto_ops`
 /// are of this family and which still has its `struct sock`; NULL if it is none.
@@ -299,6 +314,9 @@ pub(super) unsafe fn family_sk_of_file(file: *mut bindings::file) -> *mut bindin
     // operations. A socket's `ops` and `sk` are set at creation and cleared only at
     // release, which cannot come while the file is held.
     unsafe {
+        if !has_socket_inode(file) {
+            return ptr::null_mut();
+        }
         let sock = bindings::sock_from_file(file);
         if sock.is_null() {
             return ptr::null_mut();
