@@ -189,12 +189,14 @@ static int pingpong(int family, int size, int n, const char *fam, const char *cp
 		_exit(0);
 	}
 	pin(0);
+	bench_mark();
 	t0 = now();
 	for (i = 0; i < n; i++) {
 		full_write(sv[0], buf, size);
 		full_read(sv[0], buf, size);
 	}
 	t1 = now();
+	bench_mark();
 	waitpid(pid, NULL, 0);
 	printf("{\"bench\": \"pingpong\", \"family\": \"%s\", \"size\": %d, \"n\": %d, "
 	       "\"cpus\": \"%s\", \"elapsed_s\": %.4f, \"rtt_us\": %.2f}\n",
