@@ -74,13 +74,18 @@ shell: setup module selftests shim
 	@$(SCRIPTS)/vm-run --kernel $(KVARIANT) --interactive -- scripts/shell-guest
 
 # The differential fuzzer, long form: FUZZ_SEEDS seeds from FUZZ_FIRST, FUZZ_OPS calls
-# each, on the debug kernel (make check runs seeds 1..200).
+# each, FUZZ_JOBS seeds at a time (one per vCPU), on the FUZZ_KERNEL kernel (make check
+# runs seeds 1..200 with 60 calls on the debug kernel). FUZZ_TIMEOUT: the guest's limit.
 FUZZ_FIRST ?= 1
-FUZZ_SEEDS ?= 5000
-FUZZ_OPS ?= 100
-fuzz: setup module selftests shim
-	@$(SCRIPTS)/vm-run --kernel debug --timeout 5400 -- sh -c 'cd "$$AFUNIX_TMP" && \
-		exec "$$AFUNIX_ROOT/selftests/fuzz" $(FUZZ_FIRST) $(FUZZ_SEEDS) $(FUZZ_OPS)'
+FUZZ_SEEDS ?= 2000
+FUZZ_OPS ?= 2000
+FUZZ_JOBS ?= 2
+FUZZ_KERNEL ?= debug
+FUZZ_TIMEOUT ?= 5400
+fuzz: setup selftests shim
+	@$(SCRIPTS)/vm-run --kernel $(FUZZ_KERNEL) --timeout $(FUZZ_TIMEOUT) -- sh -c \
+		'cd "$$AFUNIX_TMP" && exec "$$AFUNIX_ROOT/selftests/fuzz" $(FUZZ_FIRST) \
+		$(FUZZ_SEEDS) $(FUZZ_OPS) $(FUZZ_JOBS)'
 
 # The concurrency stress, long form: STRESS_SECONDS per family on the debug kernel
 # (make check runs 6).

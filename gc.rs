@@ -44,10 +44,10 @@
 //! `RLIMIT_NOFILE` on each send of fds (`ETOOMANYREFS` unless `CAP_SYS_RESOURCE` or
 //! `CAP_SYS_ADMIN`).
 //!
-//! Cycles across families (a socket of this family in flight on AF_UNIX, and an
-//! AF_UNIX socket in flight on this family) are invisible to both collectors, which
-//! each see only their own queues: such a cycle stays until the netns or the module
-//! goes away, or never. See README.md, "Limits".
+//! Each collector sees only its own family's queues, so no cycle may go through both:
+//! this family refuses to carry an AF_UNIX socket ([`crate::files::push_fd`]). AF_UNIX
+//! may carry this family's sockets; such a reference counts as held from outside (a
+//! socket file's count above its references in flight here) until AF_UNIX puts it.
 //!
 //! Safe code only: the raw lists and queues, and the slot that publishes the collector,
 //! are in [`crate::api::inflight`]; the fd lists in [`crate::files`].

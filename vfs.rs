@@ -3,7 +3,8 @@
 //! The file system side of pathname sockets, as 6.12 does it: creating the socket inode
 //! on bind (`unix_bind_bsd()`) and resolving a name on connect/send (`unix_find_bsd()`).
 //!
-//! The names are the NUL-terminated pathnames of an [`Address`]; the path and inode
+//! A bind creates the NUL-terminated pathname of its [`Address`]; a connect or send
+//! resolves the caller's validated name (a `CStr` into its address). The path and inode
 //! operations are [`crate::api::vfs`]'s.
 
 #![deny(unsafe_code)]

@@ -294,8 +294,9 @@ impl Drop for FdList {
 ///
 /// `file` is a held file.
 unsafe fn has_socket_inode(file: *mut bindings::file) -> bool {
-    // SAFETY: A held file has its inode (`file_inode()`), whose mode is fixed.
-    let mode = unsafe { (*(*file).f_inode).i_mode };
+    // SAFETY: A held file has its inode (`file_inode()`). Its file type bits are fixed;
+    // `fchmod` may write the others meanwhile, so the read is volatile (`READ_ONCE`).
+    let mode = unsafe { ptr::addr_of!((*(*file).f_inode).i_mode).read_volatile() };
     u32::from(mode) & bindings::S_IFMT == bindings::S_IFSOCK
 }
 

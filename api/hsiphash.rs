@@ -41,9 +41,13 @@ static INODE_KEY: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// Draws the module's key of inode hashes: once per load, with the global table, before
 /// the family is registered (which publishes it to every socket's callers).
 pub(crate) fn new_inode_key() {
-    let k = HashKey::random();
-    for (w, v) in INODE_KEY.iter().zip(k.0.key) {
-        w.store(v as u64, Ordering::Relaxed);
+    let mut k = [0u64; 2];
+    // SAFETY: `k` is writable for its size.
+    unsafe {
+        bindings::get_random_bytes(k.as_mut_ptr().cast::<c_void>(), core::mem::size_of_val(&k))
+    };
+    for (w, v) in INODE_KEY.iter().zip(k) {
+        w.store(v, Ordering::Relaxed);
     }
 }
 

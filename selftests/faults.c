@@ -403,21 +403,26 @@ static long send_fd(int s, int fd)
 	return sendmsg(s, &m, MSG_DONTWAIT);
 }
 
-/* Receives one byte and the fd that may come with it (-1 if none). */
-static long recv_fd(int s, int *fd)
+/* Receives (flags: MSG_PEEK) one byte and the fd that may come with it (-1 if none). */
+static long recv_fd_flags(int s, int *fd, int flags)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { rbuf, 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			    .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
-	long r = recvmsg(s, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	long r = recvmsg(s, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC | flags);
 
 	*fd = -1;
 	cm = r >= 0 ? CMSG_FIRSTHDR(&m) : NULL;
 	if (cm && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int)))
 		memcpy(fd, CMSG_DATA(cm), sizeof(int));
 	return r;
+}
+
+static long recv_fd(int s, int *fd)
+{
+	return recv_fd_flags(s, fd, 0);
 }
 
 static int setup_fd_pair(struct ctx *c, int type)
@@ -464,6 +469,22 @@ static int check_recv_fd(struct ctx *c, int type, long r, int err)
 	return 0;
 }
 
+/* A peek duplicates the fd list of the skb (scm_fp_dup()). */
+static long call_peek_fd(struct ctx *c, int type)
+{
+	return recv_fd_flags(c->fd[1], &c->fd[3], MSG_PEEK);
+}
+
+static int check_peek_fd(struct ctx *c, int type, long r, int err)
+{
+	/* Whatever the peek got, the message and its fd are still there for a receive. */
+	if (c->fd[3] >= 0)
+		close(c->fd[3]);
+	if (recv_fd(c->fd[1], &c->fd[3]) != 1 || c->fd[3] < 0)
+		return why(c, "the message or its fd is gone after the peek (%ld)", r);
+	return 0;
+}
+
 #define SIZE(kb) ((kb) << 8)
 
 static const struct scenario scenarios[] = {
@@ -491,6 +512,8 @@ static const struct scenario scenarios[] = {
 	{ "sendto passcred autobind", SOCK_DGRAM, setup_passcred, call_sendto, check_sendto },
 	{ "send SCM_RIGHTS", SOCK_STREAM, setup_fd_pair, call_send_fd, check_send_fd },
 	{ "recv SCM_RIGHTS", SOCK_DGRAM, setup_fd_queued, call_recv_fd, check_recv_fd },
+	{ "peek SCM_RIGHTS dgram", SOCK_DGRAM, setup_fd_queued, call_peek_fd, check_peek_fd },
+	{ "peek SCM_RIGHTS stream", SOCK_STREAM, setup_fd_queued, call_peek_fd, check_peek_fd },
 };
 
 #define NSCEN ARRAY_SIZE(scenarios)
@@ -514,14 +537,6 @@ static void cleanup(struct ctx *c)
 	unlink("faults-sock");
 }
 
-static int sockets(bool ours)
-{
-	const char *d, *s;
-
-	proto_names(ours, &d, &s);
-	return count_sockets(d) + count_sockets(s);
-}
-
 static bool base_errno(int e)
 {
 	return e == ENOMEM || e == ENOBUFS || e == ENFILE;
@@ -536,7 +551,7 @@ static void run(const struct scenario *sc, bool ours, struct outcome *o,
 	memset(o, 0, sizeof(*o));
 	for (n = 1; n <= MAXPOINTS; n++) {
 		struct ctx c = { .family = variant_family(ours), .fd = { -1, -1, -1, -1 } };
-		int before = sockets(ours), err, left;
+		int before = sockets_left(ours), err, left;
 		bool hit;
 		long r;
 

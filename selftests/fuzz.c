@@ -7,7 +7,8 @@
  * results, and the seed alone replays it:
  *
  *	fuzz				make check's bounded run: seeds 1..200, 60 calls
- *	fuzz FIRST_SEED N_SEEDS [OPS]	(default OPS 60); exit status 1 on a divergence
+ *	fuzz FIRST_SEED N_SEEDS [OPS [JOBS]]	(default OPS 60, JOBS 1: seeds run at a time);
+ *					exit status 1 on a divergence
  *	fuzz -v SEED [OPS]		replays one seed, printing every call
  *
  * It ends with a kselftest "# Totals:" line (one test: no divergence).
@@ -55,7 +56,8 @@ static const char *const op_names[] = {
 };
 
 struct op {
-	int kind, a, b, c, d;
+	int kind, a, b;
+	unsigned int c, d;	/* raw draws: the calls take them modulo their ranges */
 	unsigned int flags;
 	size_t len;
 };
@@ -107,7 +109,11 @@ static int gen_scenario(struct op *ops, int i, int n)
 	for (j = 1; j <= k && i + j < n; j++) {
 		struct op *o = &ops[i + j];
 
-		*o = (struct op){ .a = s, .b = s + 1, .c = rnd(), .d = rnd(), .flags = rnd() };
+		/* One draw per statement: the order of the draws is the seed's. */
+		*o = (struct op){ .a = s, .b = s + 1 };
+		o->c = rnd();
+		o->d = rnd();
+		o->flags = rnd();
 		switch (rnd() % 8) {
 		case 0:
 		case 1:
@@ -117,22 +123,25 @@ static int gen_scenario(struct op *ops, int i, int n)
 			o->len = rnd() % 8 ? 1 + rnd() % 16 : 0;
 			/* SCM_RIGHTS in half of them, MSG_OOB (send_flags[1]) in one of eight */
 			o->flags = (o->flags & ~(3u << 8)) | (rnd() % 2 ? 0 : 1u << 8);
-			o->d = 7 * (rnd() % 1000) + (rnd() % 8 ? 0 : 1);
+			o->d = 7 * (rnd() % 1000);
+			o->d += rnd() % 8 ? 0 : 1;
 			sent = o->len;
 			break;
 		case 3:
 		case 4:
 		case 5:
 			o->kind = OP_RECV;
-			/* MSG_PEEK (recv_flags[1]) in half of them, a control buffer in 7 of 8 */
-			o->d = 8 * (rnd() % 1000) + (rnd() % 2 ? 1 : 0);
+			/* MSG_PEEK (recv_flags[1]) in half of them, a control buffer asked in 7 of 8 */
+			o->d = 8 * (rnd() % 1000);
+			o->d += rnd() % 2;
 			o->c = (o->c & ~2u) | (rnd() % 8 ? 2 : 0);
 			o->len = rnd() % 2 ? sent : 1 + rnd() % 24;
 			break;
 		case 6:
 			o->kind = OP_SETSOCKOPT;
 			o->c = 4 * (rnd() % 1000) + 1;		/* SO_PEEK_OFF */
-			o->d = 3 * (rnd() % 1000) + 1 + rnd() % 2;	/* 0 or 1 */
+			o->d = 3 * (rnd() % 1000) + 1;	/* 0 or 1 */
+			o->d += rnd() % 2;
 			break;
 		default:
 			o->kind = rnd() % OP_KINDS;
@@ -561,9 +570,10 @@ static int one_seed(uint64_t seed, int n, int ours, bool verbose)
 
 int main(int argc, char **argv)
 {
-	int ours = afunix_module_family(), ops = 60, bad = 0;
+	int ours = afunix_module_family(), ops = 60, bad = 0, jobs = 1, running = 0, st;
 	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
-	unsigned long long first, count, s;
+	unsigned long long first, count, next, done = 0;
+	pid_t pid;
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGURG, SIG_IGN);
@@ -572,7 +582,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (verbose && argc < 3) {
-		fprintf(stderr, "usage: fuzz [FIRST_SEED N_SEEDS [OPS]] | fuzz -v SEED [OPS]\n");
+		fprintf(stderr, "usage: fuzz [FIRST_SEED N_SEEDS [OPS [JOBS]]] | fuzz -v SEED [OPS]\n");
 		return 2;
 	}
 	first = argc > 1 ? strtoull(argv[1 + verbose], NULL, 0) : 1;
@@ -581,24 +591,39 @@ int main(int argc, char **argv)
 		ops = atoi(argv[3]);
 	if (ops < 1 || ops > MAXOPS)
 		ops = 60;
-	for (s = first; s < first + count; s++) {
-		pid_t pid = fork();
-		int st;
-
-		/* each seed in a child: a fresh netns each time, and a crash is contained */
-		if (pid == 0) {
-			st = one_seed(s, ops, ours, verbose);
-			fflush(stdout);
-			_exit(st);
+	if (argc > 4 && !verbose)
+		jobs = atoi(argv[4]);
+	if (jobs < 1 || jobs > 64)
+		jobs = 1;
+	/*
+	 * Each seed in a child: a fresh netns each time, and a crash is contained. JOBS
+	 * children at a time (one per vCPU, say); after a divergence no new seed starts.
+	 */
+	for (next = first; (next < first + count && !bad) || running;) {
+		if (next < first + count && !bad && running < jobs) {
+			pid = fork();
+			if (pid == 0) {
+				st = one_seed(next, ops, ours, verbose);
+				fflush(stdout);
+				_exit(st);
+			}
+			if (pid < 0) {
+				printf("# fork: %s\n", strerror(errno));
+				bad++;
+			} else
+				running++, next++;
+			continue;
 		}
-		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		if (wait(&st) < 0)
+			break;
+		running--;
+		if (WIFEXITED(st) && !WEXITSTATUS(st))
+			done++;
+		else
 			bad++;
-			if (!verbose)
-				break;
-		}
 	}
-	printf("# fuzz: seeds %llu..%llu, %d calls each: %s\n", first, s - (bad == 0),
-	       ops, bad ? "DIVERGENCE" : "no divergence");
+	printf("# fuzz: %llu of %llu seeds from %llu, %d calls each, %d at a time: %s\n", done,
+	       count, first, ops, jobs, bad ? "DIVERGENCE" : "no divergence");
 	printf("%s 1 fuzz\n# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
 	       bad ? "not ok" : "ok", !bad, !!bad);
 	return bad != 0;

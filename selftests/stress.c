@@ -56,12 +56,14 @@
 
 enum op_kind {
 	OP_SOCKET, OP_BIND, OP_AUTOBIND, OP_LISTEN, OP_CONNECT, OP_ACCEPT, OP_SEND, OP_SENDTO,
-	OP_SENDFD, OP_RECV, OP_SHUTDOWN, OP_CLOSE, OP_NETNS, OP_LOOKUP, OP_RMMOD, OP_KINDS
+	OP_SENDFD, OP_RECV, OP_SHUTDOWN, OP_CLOSE, OP_NETNS, OP_LOOKUP, OP_RMMOD, OP_XFAMILY,
+	OP_KINDS
 };
 
 static const char *const op_names[] = {
 	"socket", "bind", "autobind", "listen", "connect", "accept", "send", "sendto",
 	"send fds", "recv", "shutdown", "close", "netns child", "lookup", "rmmod",
+	"send AF_UNIX",
 };
 
 /*
@@ -80,6 +82,8 @@ static const int allowed[OP_KINDS][10] = {
 	[OP_CLOSE] = { 0 },
 	[OP_LOOKUP] = { EAGAIN },	/* a full queue; the name is always found */
 	[OP_RMMOD] = { EWOULDBLOCK },
+	/* The module refuses to carry an AF_UNIX socket; a success is recorded as EEXIST. */
+	[OP_XFAMILY] = { EINVAL },
 };
 
 #define NERR 160
@@ -185,7 +189,7 @@ static void close_fd(int fd)
 }
 
 /* Sends fds (SCM_RIGHTS) with one byte. */
-static long send_fds(int s, const int *fds, int n)
+static long send_fds_raw(int s, const int *fds, int n)
 {
 	char buf[CMSG_SPACE(8 * sizeof(int))] = {}, b = 'r';
 	struct iovec iov = { &b, 1 };
@@ -197,7 +201,12 @@ static long send_fds(int s, const int *fds, int n)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(n * sizeof(int));
 	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	return rec(OP_SENDFD, sendmsg(s, &m, MSG_DONTWAIT | MSG_NOSIGNAL));
+	return sendmsg(s, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static long send_fds(int s, const int *fds, int n)
+{
+	return rec(OP_SENDFD, send_fds_raw(s, fds, n));
 }
 
 /* Receives (flags: MSG_PEEK or 0) and closes any fds that come with the data. */
@@ -637,12 +646,19 @@ static int listener_with_embryo(int l[2])
 	return 0;
 }
 
-/* cycles: random fd-passing graphs over a few pairs and listeners, closed in any order. */
+/*
+ * cycles: random fd-passing graphs over a few pairs and listeners, closed in any order.
+ * On the module's run, one round in four adds an AF_UNIX pair: sending one of its
+ * sockets over the family must fail (EINVAL: no cycle through both families), and a
+ * socket of the family goes into the AF_UNIX pair's queue (AF_UNIX sockets are never in
+ * flight here, so AF_UNIX frees it at close).
+ */
 static void cycles_worker(void)
 {
 	while (running()) {
-		int fd[12], n = 2 + rnd() % 5, i, j;
+		int fd[12], n = 2 + rnd() % 5, i, j, u[2] = { -1, -1 };
 		bool listener[6];
+		long r;
 
 		for (i = 0; i < n; i++) {
 			listener[i] = rnd() % 4 == 0;
@@ -652,6 +668,13 @@ static void cycles_worker(void)
 				break;
 		}
 		n = i;
+		if (family != AF_UNIX && n && rnd() % 4 == 0 &&
+		    !rec(OP_SOCKET, socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+					      0, u))) {
+			r = send_fds_raw(fd[2 * (rnd() % n) + 1], u + rnd() % 2, 1);
+			rec(OP_XFAMILY, r >= 0 ? (errno = EEXIST, -1) : r);
+			send_fds(u[1], fd + rnd() % (2 * n), 1);
+		}
 		for (i = 0; n && i < 2 * n; i++) {
 			int pass[2] = { fd[rnd() % (2 * n)], fd[rnd() % (2 * n)] };
 
@@ -666,6 +689,10 @@ static void cycles_worker(void)
 
 			fd[j] = fd[i - 1];
 			close_fd(t);
+		}
+		if (u[0] >= 0) {
+			close_fd(u[0]);
+			close_fd(u[1]);
 		}
 	}
 }
