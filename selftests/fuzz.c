@@ -67,6 +67,11 @@ struct res {
 	long ret;
 	int err;
 	uint32_t digest;	/* bytes, names, flags, masks: what the call returned */
+	/* Parts of a receive's digest, printed by -v: its bytes, msg_flags, control. */
+	uint32_t data;
+	int msg_flags;
+	size_t controllen;
+	socklen_t namelen;
 };
 
 static uint64_t rng;
@@ -420,6 +425,12 @@ static struct res run_op(struct world *w, const struct op *o)
 		memset(&mh, 0, sizeof(mh));
 		mh.msg_iov = &iov;
 		mh.msg_iovlen = 1;
+		/*
+		 * The name's bytes are hashed up to the length returned, which can pass the
+		 * buffer's (a zero-length one gets none): unwritten bytes must be the same
+		 * in both runs.
+		 */
+		memset(&sun, 0, sizeof(sun));
 		mh.msg_name = &sun;
 		mh.msg_namelen = o->c & 1 ? sizeof(sun) : 0;
 		mh.msg_controllen = o->c & 2 ? ctl_sizes[(o->c >> 4) % N_CTL_SIZES] : 0;
@@ -431,6 +442,10 @@ static struct res run_op(struct world *w, const struct op *o)
 			struct cmsghdr *c;
 
 			r.digest = mix(0, recvbuf, n);
+			r.data = r.digest;
+			r.msg_flags = mh.msg_flags;
+			r.controllen = mh.msg_controllen;
+			r.namelen = mh.msg_namelen;
 			r.digest = mix(r.digest, &mh.msg_flags, sizeof(mh.msg_flags));
 			r.digest = addr_digest(r.digest, &sun, mh.msg_namelen, fam);
 			for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
@@ -561,6 +576,12 @@ static int one_seed(uint64_t seed, int n, int ours, bool verbose)
 			       ru[i].err, strerror(ru[i].err), ru[i].digest);
 			printf("#   ours:    ret %ld, errno %d (%s), digest %08x\n", ro[i].ret,
 			       ro[i].err, strerror(ro[i].err), ro[i].digest);
+			if (ops[i].kind == OP_RECV)
+				printf("#   recv: data %08x / %08x, msg_flags %#x / %#x, "
+				       "controllen %zu / %zu, namelen %u / %u (AF_UNIX / ours)\n",
+				       ru[i].data, ro[i].data, ru[i].msg_flags, ro[i].msg_flags,
+				       ru[i].controllen, ro[i].controllen, ru[i].namelen,
+				       ro[i].namelen);
 			printf("#   replay: fuzz -v %llu %d\n", (unsigned long long)seed, n);
 			return 1;
 		}
