@@ -66,6 +66,8 @@ enum {
 	/* The bit of sk_flags that sock.rs tests itself (sock_flag() is an inline). */
 	AFUNIX_SOCK_DEAD = SOCK_DEAD,
 	AFUNIX_SOCK_RCVTSTAMP = SOCK_RCVTSTAMP,
+	AFUNIX_SOCK_SELECT_ERR_QUEUE = SOCK_SELECT_ERR_QUEUE,
+	AFUNIX_TASK_FREEZABLE = TASK_FREEZABLE,
 };
 
 /*
@@ -155,6 +157,8 @@ bool afunix_is_readable(struct sock *sk);
 unsigned int afunix_wmem_alloc(struct sock *sk);
 struct wait_queue_head *afunix_sk_sleep(struct sock *sk);
 void afunix_set_nospace(struct sock *sk);
+void afunix_set_waitdata(struct sock *sk);
+void afunix_clear_waitdata(struct sock *sk);
 struct socket_wq *afunix_sk_wq(struct sock *sk);
 void afunix_rcu_read_lock(void);
 bool afunix_wq_has_sleeper(struct wait_queue_head *wq);

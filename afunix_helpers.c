@@ -195,6 +195,16 @@ void afunix_set_nospace(struct sock *sk)
 	sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
 }
 
+void afunix_set_waitdata(struct sock *sk)
+{
+	sk_set_bit(SOCKWQ_ASYNC_WAITDATA, sk);
+}
+
+void afunix_clear_waitdata(struct sock *sk)
+{
+	sk_clear_bit(SOCKWQ_ASYNC_WAITDATA, sk);
+}
+
 /* Under rcu_read_lock(). */
 struct socket_wq *afunix_sk_wq(struct sock *sk)
 {

@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 
 use crate::api::addr::{SunAddr, UnixAddress, AF_UNSPEC};
+use crate::api::cmsg::SOL_SOCKET;
 use crate::api::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
     ESOCKTNOSUPPORT,
@@ -45,6 +46,11 @@ const PF_UNIX: i32 = 1;
 /// socket core does not know. The generic number, as on x86-64 (the module's one
 /// target); alpha, mips, parisc and sparc number their options differently.
 const SO_PASSRIGHTS: i32 = 83;
+
+/// `SO_INQ` of upstream 6.17, the generic number (as `SO_PASSRIGHTS`); its control
+/// message `SCM_INQ` has the same number.
+const SO_INQ: i32 = 84;
+const SCM_INQ: i32 = SO_INQ;
 
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
@@ -142,12 +148,32 @@ fn release_sock(sk: &Sock, embryo: bool) {
 
 /// The `SOL_SOCKET` options the family takes itself: `SO_PASSRIGHTS` (upstream 6.16),
 /// 0 to refuse `SCM_RIGHTS` (a sender's fds then fail with `EPERM`), anything else to
-/// accept them (the default). `None` for the socket core's options.
+/// accept them (the default); `SO_INQ` (upstream 6.17, [`set_inq`]). `None` for the
+/// socket core's options.
 pub(crate) fn sol_socket_option(sk: &Sock, optname: i32, opt: &SockOpt) -> Option<Result> {
-    if optname != SO_PASSRIGHTS {
-        return None;
+    match optname {
+        SO_PASSRIGHTS => Some(opt.int().map(|v| sk.set_pass_rights(v != 0))),
+        // Upstream takes it on stream sockets only; for the others the core answers.
+        SO_INQ if sk.sk_type() == sock_type::STREAM => Some(set_inq(sk, opt)),
+        _ => None,
     }
-    Some(opt.int().map(|v| sk.set_pass_rights(v != 0)))
+}
+
+/// `SO_INQ` of a stream socket, as upstream's `unix_setsockopt()`: an int exactly
+/// (`EINVAL`), 0 or 1 (`EINVAL` otherwise). With it set, each successful `recvmsg()`
+/// ends with an `SCM_INQ` message: the bytes left to read (as `SIOCINQ`). On the other
+/// types the core answers, as upstream's (`ENOPROTOOPT` for a readable int).
+fn set_inq(sk: &Sock, opt: &SockOpt) -> Result {
+    if opt.len() as usize != core::mem::size_of::<i32>() {
+        return Err(EINVAL);
+    }
+    match opt.int()? {
+        v @ 0..=1 => {
+            sk.set_recvmsg_inq(v == 1);
+            Ok(())
+        }
+        _ => Err(EINVAL),
+    }
 }
 
 /// `socketpair()`: joins two new sockets back to back.
@@ -918,8 +944,10 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
                     err = Some(EAGAIN);
                     break 'redo;
                 }
+                // `recvmsg()` sleeps freezable, `splice()` not (as AF_UNIX).
+                let freezable = matches!(sink, Sink::Msg(_));
                 timeo = io.unlocked(|| {
-                    wakeup::wait_on_sk(sk, timeo, || {
+                    wakeup::wait_on_sk(sk, timeo, freezable, || {
                         // New data: any skb when not peeking (all was read), a new
                         // tail when peeking past what is queued.
                         (if peek {
@@ -1018,6 +1046,12 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
     drop(io);
     if let (false, Sink::Msg(m)) = (interrupted, sink) {
         cmsg::scm_recv(sk, m, &scm, fds);
+        // `SO_INQ`: after the other control messages, unless the read failed (a read
+        // of 0 bytes reports too), as upstream's `(copied ?: err) >= 0`.
+        if sk.recvmsg_inq() && (copied > 0 || err.is_none()) {
+            let inq = i32::try_from(sk.inq_len()).unwrap_or(i32::MAX);
+            m.put_cmsg(SOL_SOCKET, SCM_INQ, &inq.to_ne_bytes());
+        }
     }
 
     match err {
@@ -1098,6 +1132,9 @@ pub(crate) fn dgram_poll(sk: &Sock, requested: u32) -> u32 {
 
     if sk.err() != 0 || !sk.errq_empty() {
         mask |= poll::ERR;
+        if sk.select_err_queue() {
+            mask |= poll::PRI;
+        }
     }
     if shutdown & shut::RCV != 0 {
         mask |= poll::RDHUP | poll::IN | poll::RDNORM;

@@ -93,16 +93,36 @@ pub(crate) fn wake_all_peer_wait(sk: &Sock) {
 }
 
 /// Sleeps on `sk`'s wait queue until `done()` says so, a signal arrives or `timeo`
-/// jiffies pass; returns the time left. `done` is checked after the task is queued, so
-/// a wakeup between the check and the sleep is not lost. The caller is a system call
-/// on `sk`, holding no lock.
-pub(crate) fn wait_on_sk(sk: &Sock, timeo: isize, mut done: impl FnMut() -> bool) -> isize {
+/// jiffies pass, as AF_UNIX's `unix_stream_data_wait()`; returns the time left. `done`
+/// is checked after the task is queued, so a wakeup between the check and the sleep is
+/// not lost. While it sleeps the socket is marked `SOCKWQ_ASYNC_WAITDATA` (with
+/// `O_ASYNC`, the wakeups that bring data send no `SIGIO`), cleared when it wakes,
+/// unless the socket died meanwhile. The check and the mark are made under the state
+/// lock, under which senders queue: data queued after the check finds the mark set.
+/// `freezable`: the sleep of `recvmsg()` (not of `splice()`), in which the freezer may
+/// freeze the task. The caller is a system call on `sk`, holding no lock.
+pub(crate) fn wait_on_sk(
+    sk: &Sock,
+    timeo: isize,
+    freezable: bool,
+    mut done: impl FnMut() -> bool,
+) -> isize {
     // The queue of a socket in a system call: it is not orphaned.
     let Some(wq) = sk.wait_queue() else {
         return timeo;
     };
-    wq.wait_timeout(timeo, |timeo| {
-        done() || crate::api::sock::signal_pending() || timeo == 0
+    let mut slept = false;
+    wq.wait_timeout(timeo, freezable, |timeo| {
+        let _g = sk.lock();
+        if slept && !sk.is_dead() {
+            sk.set_waitdata(false);
+        }
+        let stop = done() || crate::api::sock::signal_pending() || timeo == 0;
+        if !stop {
+            sk.set_waitdata(true);
+            slept = true;
+        }
+        stop
     })
 }
 

@@ -21,7 +21,7 @@ use crate::api::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
@@ -53,6 +53,14 @@ pub(crate) mod shut {
     pub(crate) const SEND: u8 = 2;
     /// Both.
     pub(crate) const MASK: u8 = 3;
+}
+
+/// The bits of `UnixSock::opts`: socket options upstream AF_UNIX added after 6.12.
+pub(crate) mod opt {
+    /// `SO_PASSRIGHTS` (upstream 6.16): `SCM_RIGHTS` accepted.
+    pub(crate) const PASS_RIGHTS: u8 = 1;
+    /// `SO_INQ` (upstream 6.17): `SCM_INQ` on every successful stream receive.
+    pub(crate) const RECVMSG_INQ: u8 = 2;
 }
 
 /// Socket types (`enum sock_type`), as user space passes them: the architecture's.
@@ -182,10 +190,12 @@ pub(crate) struct UnixSock {
     pub(crate) key: kernel::ffi::c_uint,
     /// The socket's index among the candidates of the collector's current run.
     pub(crate) gc_index: kernel::ffi::c_uint,
-    /// `SO_PASSRIGHTS` (upstream 6.16's `sk_scm_rights`): the socket accepts
-    /// `SCM_RIGHTS`. Written by `setsockopt` without a lock and read by senders under
-    /// the receiver's state lock (a relaxed atomic, as upstream's unlocked bit).
-    pass_rights: AtomicBool,
+    /// The options upstream added after 6.12, bits of [`opt`]: `SO_PASSRIGHTS` (6.16's
+    /// `sk_scm_rights`: the socket accepts `SCM_RIGHTS`; read by senders under the
+    /// receiver's state lock) and `SO_INQ` (6.17's `recvmsg_inq`; read by the socket's
+    /// own receives). Written by `setsockopt` without a lock: a relaxed atomic, as
+    /// upstream's unlocked bits.
+    opts: AtomicU8,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
@@ -446,7 +456,7 @@ impl Sock {
             bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).unix.lock));
             (*u).unix.peer = ptr::null_mut();
             ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
-            ptr::addr_of_mut!((*u).pass_rights).write(AtomicBool::new(true));
+            ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(opt::PASS_RIGHTS));
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
             bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
             bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
@@ -1060,21 +1070,52 @@ impl Sock {
         self.sock_flag(bindings::AFUNIX_SOCK_DEAD)
     }
 
+    /// Whether the option bit `bit` ([`opt`]) is set.
+    fn opt(&self, bit: u8) -> bool {
+        // SAFETY: `self` is a live socket of this family, a `UnixSock`.
+        unsafe { (*self.unix()).opts.load(Ordering::Relaxed) & bit != 0 }
+    }
+
+    /// Sets or clears the option bit `bit` ([`opt`]).
+    fn set_opt(&self, bit: u8, on: bool) {
+        // SAFETY: As in `opt`.
+        let opts = unsafe { &(*self.unix()).opts };
+        if on {
+            opts.fetch_or(bit, Ordering::Relaxed);
+        } else {
+            opts.fetch_and(!bit, Ordering::Relaxed);
+        }
+    }
+
     /// Whether the socket accepts `SCM_RIGHTS` (`SO_PASSRIGHTS`, on by default).
     pub(crate) fn pass_rights(&self) -> bool {
-        // SAFETY: `self` is a live socket of this family, a `UnixSock`.
-        unsafe { (*self.unix()).pass_rights.load(Ordering::Relaxed) }
+        self.opt(opt::PASS_RIGHTS)
     }
 
     /// Sets `SO_PASSRIGHTS`.
     pub(crate) fn set_pass_rights(&self, on: bool) {
-        // SAFETY: As in `pass_rights`.
-        unsafe { (*self.unix()).pass_rights.store(on, Ordering::Relaxed) };
+        self.set_opt(opt::PASS_RIGHTS, on);
+    }
+
+    /// Whether each receive reports the bytes left (`SO_INQ`, off by default).
+    pub(crate) fn recvmsg_inq(&self) -> bool {
+        self.opt(opt::RECVMSG_INQ)
+    }
+
+    /// Sets `SO_INQ`.
+    pub(crate) fn set_recvmsg_inq(&self, on: bool) {
+        self.set_opt(opt::RECVMSG_INQ, on);
     }
 
     /// `sock_flag(sk, SOCK_RCVTSTAMP)`: `SO_TIMESTAMP` (or `SO_TIMESTAMPNS`) is set.
     pub(crate) fn rcvtstamp(&self) -> bool {
         self.sock_flag(bindings::AFUNIX_SOCK_RCVTSTAMP)
+    }
+
+    /// Whether the socket asked for its errors in poll's priority band too
+    /// (`SO_SELECT_ERR_QUEUE`, `SOCK_SELECT_ERR_QUEUE`).
+    pub(crate) fn select_err_queue(&self) -> bool {
+        self.sock_flag(bindings::AFUNIX_SOCK_SELECT_ERR_QUEUE)
     }
 
     /// `sock_error()`: takes the pending socket error, if any.
@@ -1305,6 +1346,21 @@ impl Sock {
         unsafe { bindings::afunix_set_nospace(self.as_ptr()) };
     }
 
+    /// Sets (`waiting`) or clears `SOCKWQ_ASYNC_WAITDATA`: a reader sleeps for data, so
+    /// the wakeups that bring it (`SOCK_WAKE_WAITD`) send no `SIGIO`.
+    pub(crate) fn set_waitdata(&self, waiting: bool) {
+        // SAFETY: `self` is a live socket. `sk_set_bit`/`sk_clear_bit` touch its
+        // `sk_wq_raw` only with `SOCK_FASYNC` set, which the last `fput`'s
+        // `fasync(-1)` clears before the socket is released.
+        unsafe {
+            if waiting {
+                bindings::afunix_set_waitdata(self.as_ptr());
+            } else {
+                bindings::afunix_clear_waitdata(self.as_ptr());
+            }
+        }
+    }
+
     /// Records the calling task as the peer credentials (`SO_PEERCRED`).
     ///
     /// Called once per socket, before it is visible to others (socketpair, embryo).
@@ -1368,20 +1424,6 @@ impl Sock {
         unsafe { bindings::afunix_mutex_lock(self.iolock_ptr()) };
         // INVARIANT: The lock was just taken.
         IoGuard { sk: self }
-    }
-
-    /// `SO_PEEK_OFF`: sets the peek offset under the reader lock, as AF_UNIX;
-    /// `EINTR` if a signal comes while waiting for the lock.
-    pub(crate) fn set_peek_off(&self, val: i32) -> Result {
-        // SAFETY: `self` is a live socket of this family (type invariant).
-        if unsafe { bindings::afunix_mutex_lock_interruptible(self.iolock_ptr()) } != 0 {
-            return Err(kernel::error::code::EINTR);
-        }
-        // INVARIANT: The lock was just taken.
-        let _io = IoGuard { sk: self };
-        // SAFETY: A volatile write of a field of a live socket (WRITE_ONCE).
-        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_peek_off).write_volatile(val) };
-        Ok(())
     }
 
     /// The socket's wait queue (`sk_sleep()`).

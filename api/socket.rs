@@ -101,6 +101,11 @@ pub(crate) struct SockOpt {
 }
 
 impl SockOpt {
+    /// The option's length as the caller passed it.
+    pub(crate) fn len(&self) -> u32 {
+        self.len
+    }
+
     /// The option as an int, as `sk_setsockopt()` reads it: `EINVAL` if shorter than
     /// an int, `EFAULT` if it cannot be read.
     pub(crate) fn int(&self) -> Result<i32> {
@@ -419,21 +424,6 @@ impl<T: SocketOps> Adapter<T> {
     }
 }
 
-/// `proto_ops::set_peek_off` (`SO_PEEK_OFF`), of every type.
-///
-/// # Safety
-///
-/// Only called by the socket core, with the live `struct sock` of a socket of this
-/// family.
-unsafe extern "C" fn set_peek_off(sk: *mut bindings::sock, val: c_int) -> c_int {
-    // SAFETY: The core passes a live socket of this family.
-    let sk = unsafe { Sock::from_raw(sk) };
-    from_result(|| {
-        sk.set_peek_off(val)?;
-        Ok(0)
-    })
-}
-
 /// `O_NONBLOCK`, in the flags of connect and accept.
 const O_NONBLOCK: c_int = bindings::O_NONBLOCK as c_int;
 
@@ -478,7 +468,8 @@ pub(crate) fn proto_ops<T: SocketOps>(
         sendmsg: Some(Adapter::<T>::sendmsg),
         recvmsg: Some(Adapter::<T>::recvmsg),
         mmap: Some(bindings::sock_no_mmap),
-        set_peek_off: Some(set_peek_off),
+        // `SO_PEEK_OFF`: the core's `WRITE_ONCE`, no lock, as AF_UNIX's ops.
+        set_peek_off: Some(bindings::sk_set_peek_off),
         show_fdinfo: Some(Adapter::<T>::show_fdinfo),
         splice_read: if T::HAS_SPLICE_READ {
             Some(Adapter::<T>::splice_read)

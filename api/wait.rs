@@ -86,13 +86,21 @@ impl WaitQueueHead {
     /// left of `timeo`. Each round queues the task (`prepare_to_wait`), then asks
     /// `stop(timeo)`, then sleeps (`schedule_timeout`): a wakeup between the check and
     /// the sleep is not lost. `stop` runs with the task queued and not yet sleeping.
+    /// `freezable`: the sleep is also `TASK_FREEZABLE` (the freezer may freeze the task
+    /// in it, without waking it).
     ///
     /// Sleeps: not to be called under a spinlock.
     pub(crate) fn wait_timeout(
         &self,
         mut timeo: isize,
+        freezable: bool,
         mut stop: impl FnMut(isize) -> bool,
     ) -> isize {
+        let state = if freezable {
+            TASK_INTERRUPTIBLE | bindings::AFUNIX_TASK_FREEZABLE
+        } else {
+            TASK_INTERRUPTIBLE
+        };
         let wq = self.as_ptr();
         let mut entry = MaybeUninit::<bindings::wait_queue_entry>::zeroed();
         let entry = entry.as_mut_ptr();
@@ -101,7 +109,7 @@ impl WaitQueueHead {
         unsafe { bindings::init_wait_entry(entry, 0) };
         loop {
             // SAFETY: `wq` is live (type invariant); `entry` was initialised above.
-            unsafe { bindings::prepare_to_wait(wq, entry, TASK_INTERRUPTIBLE as i32) };
+            unsafe { bindings::prepare_to_wait(wq, entry, state as i32) };
             if stop(timeo) {
                 break;
             }

@@ -1762,6 +1762,147 @@ static void tstamp_scenario(int family, struct trace *t)
 	}
 }
 
+/*
+ * SO_INQ (upstream 6.17, option 84; SCM_INQ has the same number), on the family alone:
+ * 6.12's AF_UNIX does not know it (ENOPROTOOPT). The expected values are upstream's
+ * (unix_setsockopt(), unix_stream_read_generic(), and its selftest scm_inq.c): a stream
+ * socket's option, an int exactly, 0 or 1; then each successful recvmsg() ends with
+ * SCM_INQ, an int of the bytes left (what SIOCINQ says), after SCM_RIGHTS; none for
+ * a failed read, for MSG_OOB, or once the option is cleared; MSG_CTRUNC when it does
+ * not fit. Datagram and seqpacket sockets: ENOPROTOOPT.
+ */
+#define SO_INQ_UPSTREAM 84
+
+static int recv_inq(int fd, char *buf, size_t len, int flags, size_t ctl, int *inq,
+		    int *msg_flags, int *nfds)
+{
+	union {
+		char b[256];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b,
+			    .msg_controllen = ctl };
+	struct cmsghdr *c;
+	int r = recvmsg(fd, &m, flags | MSG_DONTWAIT);
+
+	*inq = -1;
+	*nfds = 0;
+	*msg_flags = m.msg_flags;
+	if (r < 0)
+		return r;
+	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_INQ_UPSTREAM &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int))) {
+			memcpy(inq, CMSG_DATA(c), sizeof(int));
+			/* SCM_INQ comes last: -2 if not */
+			if (CMSG_NXTHDR(&m, c))
+				*inq = -2;
+		}
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int i, n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int), fd2;
+
+			for (i = 0; i < n; i++) {
+				memcpy(&fd2, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				close(fd2);
+			}
+			*nfds += n;
+		}
+	}
+	return r;
+}
+
+TEST_F(datapath, so_inq)
+{
+	int one = 1, zero = 0, two = 2, inq, fl, nfds, v, sv[2], t;
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cbuf = {};
+	char buf[300];
+	struct iovec iov = { buf, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf.b,
+			    .msg_controllen = sizeof(cbuf.b) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	long long big = 1;
+
+	memset(buf, 'i', sizeof(buf));
+	ASSERT_EQ(0, socketpair(self->family, SOCK_STREAM, 0, sv));
+	if (!variant->ours) {
+		EXPECT_EQ(-1, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &one, sizeof(one)));
+		EXPECT_EQ(ENOPROTOOPT, errno);
+		close_pair(sv);
+		return;
+	}
+	/* Dgram and seqpacket: the core's ENOPROTOOPT. */
+	for (t = 0; t < 2; t++) {
+		int p[2];
+
+		ASSERT_EQ(0, socketpair(self->family, t ? SOCK_SEQPACKET : SOCK_DGRAM, 0, p));
+		EXPECT_EQ(-1, setsockopt(p[1], SOL_SOCKET, SO_INQ_UPSTREAM, &one, sizeof(one)));
+		EXPECT_EQ(ENOPROTOOPT, errno);
+		close_pair(p);
+	}
+	/* An int exactly, 0 or 1. */
+	EXPECT_EQ(-1, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &big, sizeof(big)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &one, 2));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &two, sizeof(two)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, NULL, sizeof(one)));
+	EXPECT_EQ(EFAULT, errno);
+	/* Not set: no SCM_INQ. */
+	EXPECT_EQ(10, send(sv[0], buf, 10, 0));
+	EXPECT_EQ(4, recv_inq(sv[1], buf, 4, 0, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(-1, inq);
+	EXPECT_EQ(0, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &one, sizeof(one)));
+	/* The bytes left, after partial reads, across skbs, as SIOCINQ says. */
+	EXPECT_EQ(20, send(sv[0], buf, 20, 0));
+	EXPECT_EQ(4, recv_inq(sv[1], buf, 4, 0, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(22, inq);
+	ASSERT_EQ(0, ioctl(sv[1], SIOCINQ, &v));
+	EXPECT_EQ(22, v);
+	EXPECT_EQ(5, recv_inq(sv[1], buf, 5, MSG_PEEK, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(22, inq);
+	EXPECT_EQ(22, recv_inq(sv[1], buf, sizeof(buf), 0, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(0, inq);
+	/* A failed read: none. */
+	EXPECT_EQ(-1, recv_inq(sv[1], buf, sizeof(buf), 0, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(-1, inq);
+	/* After SCM_RIGHTS; a control buffer too short for SCM_INQ: MSG_CTRUNC. */
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &sv[0], sizeof(int));
+	EXPECT_EQ(1, sendmsg(sv[0], &m, 0));
+	EXPECT_EQ(7, send(sv[0], buf, 7, 0));
+	EXPECT_EQ(1, recv_inq(sv[1], buf, 1, 0, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(1, nfds);
+	EXPECT_EQ(7, inq);
+	EXPECT_EQ(3, recv_inq(sv[1], buf, 3, 0, CMSG_LEN(sizeof(int)) - 1, &inq, &fl,
+			      &nfds));
+	EXPECT_EQ(-1, inq);
+	EXPECT_EQ(MSG_CTRUNC, fl & MSG_CTRUNC);
+	/* An out-of-band byte queued counts (as SIOCINQ); MSG_OOB itself gets none. */
+	EXPECT_EQ(1, send(sv[0], "o", 1, MSG_OOB));
+	EXPECT_EQ(1, recv_inq(sv[1], buf, 1, MSG_PEEK, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(5, inq);
+	EXPECT_EQ(1, recv_inq(sv[1], buf, 1, MSG_OOB, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(-1, inq);
+	/* Cleared: none. */
+	EXPECT_EQ(0, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &zero, sizeof(zero)));
+	EXPECT_EQ(4, recv_inq(sv[1], buf, 4, 0, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(-1, inq);
+	/* The end of the stream: a read of 0 bytes reports 0 left. */
+	EXPECT_EQ(0, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &one, sizeof(one)));
+	EXPECT_EQ(0, shutdown(sv[0], SHUT_WR));
+	EXPECT_EQ(0, recv_inq(sv[1], buf, sizeof(buf), 0, 64, &inq, &fl, &nfds));
+	EXPECT_EQ(0, inq);
+	close_pair(sv);
+}
+
 TEST(timestamps)
 {
 	static struct trace u, o;

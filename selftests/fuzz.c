@@ -577,8 +577,7 @@ static int one_seed(uint64_t seed, int n, int ours, bool verbose)
 			printf("#   ours:    ret %ld, errno %d (%s), digest %08x\n", ro[i].ret,
 			       ro[i].err, strerror(ro[i].err), ro[i].digest);
 			if (ops[i].kind == OP_RECV)
-				printf("#   recv: data %08x / %08x, msg_flags %#x / %#x, "
-				       "controllen %zu / %zu, namelen %u / %u (AF_UNIX / ours)\n",
+				printf("#   recv (AF_UNIX / ours): data %08x / %08x, flags %#x / %#x, control %zu / %zu, name %u / %u\n",
 				       ru[i].data, ro[i].data, ru[i].msg_flags, ro[i].msg_flags,
 				       ru[i].controllen, ro[i].controllen, ru[i].namelen,
 				       ro[i].namelen);

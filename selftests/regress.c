@@ -12,7 +12,12 @@
  * and the two that issue 24 reported, on the path of a stream MSG_PEEK of an skb that
  * carries SCM_RIGHTS:
  *  - a control buffer too small for one fd (16 bytes): MSG_CTRUNC;
- *  - SO_PEEK_OFF past earlier data: the skb's fds in one SCM_RIGHTS message.
+ *  - SO_PEEK_OFF past earlier data: the skb's fds in one SCM_RIGHTS message;
+ * and two that issue 26's audit of af_unix.c's socket flags found:
+ *  - SO_SELECT_ERR_QUEUE: a datagram or seqpacket socket's pending error also gives
+ *    EPOLLPRI (unix_dgram_poll()), not a stream socket's;
+ *  - O_ASYNC: while a stream reader sleeps for data (SOCKWQ_ASYNC_WAITDATA), the data
+ *    that wakes it sends its owner no SIGIO; without a sleeping reader it does.
  */
 #include "common.h"
 
@@ -253,6 +258,136 @@ TEST(issue24_peek_fds)
 	ASSERT_EQ(u.n, o.n);
 	for (i = 0; i < u.n; i++)
 		EXPECT_EQ(u.v[i], o.v[i]) TH_LOG("step %d", i);
+}
+
+/*
+ * Poll masks of a socket with a pending ECONNRESET, with and without the option: a
+ * stream or seqpacket socket whose peer closed with its data unread, and a datagram
+ * socket whose peer disconnected (AF_UNSPEC) with its data unread.
+ */
+static void err_queue_scenario(int family, struct trace *t)
+{
+	static const int types[] = { SOCK_STREAM, SOCK_SEQPACKET, SOCK_DGRAM };
+	struct sockaddr_un unspec = { .sun_family = AF_UNSPEC };
+	int sv[2], i, on;
+	char c;
+
+	for (i = 0; i < 6; i++) {
+		on = i & 1;
+		if (socketpair(family, types[i / 2] | SOCK_NONBLOCK, 0, sv)) {
+			note(t, -1);
+			continue;
+		}
+		note(t, setsockopt(sv[0], SOL_SOCKET, SO_SELECT_ERR_QUEUE, &on, sizeof(on)));
+		note(t, mask(sv[0]));
+		note(t, send(sv[0], "x", 1, 0));
+		if (types[i / 2] == SOCK_DGRAM)
+			note(t, connect(sv[1], (struct sockaddr *)&unspec, sizeof(sa_family_t)));
+		else
+			close(sv[1]);
+		note(t, mask(sv[0]));
+		note(t, recv(sv[0], &c, 1, 0));
+		note(t, mask(sv[0]));
+		if (types[i / 2] == SOCK_DGRAM)
+			close(sv[1]);
+		close(sv[0]);
+	}
+}
+
+TEST(issue26_select_err_queue)
+{
+	static struct trace u, o;
+	int fam = afunix_module_family();
+
+	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
+	err_queue_scenario(AF_UNIX, &u);
+	err_queue_scenario(fam, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+	/*
+	 * AF_UNIX's own answers after the reset, with the option: seqpacket (the 4th
+	 * round, 6 entries a round), datagram (the 6th, with the connect: 7 a round).
+	 */
+	EXPECT_EQ(POLLPRI | POLLERR | POLLHUP | POLLIN | POLLRDHUP | POLLOUT, u.v[6 * 3 + 3]);
+	EXPECT_EQ(POLLPRI | POLLERR, u.v[6 * 4 + 7 + 4] & (POLLPRI | POLLERR));
+}
+
+/*
+ * O_ASYNC on sv[0], owned by this process (SIGIO blocked, then looked for in the
+ * pending set): data written to sv[0] with no reader asleep sends SIGIO; data that
+ * wakes a child asleep in read() on sv[0] does not; a shutdown of the peer, with the
+ * child asleep again, does not either. Both processes run on one CPU: the waker tests
+ * the bit after it woke the reader (sock_def_readable(), unix_shutdown()), and a reader
+ * running on another CPU could clear it first, on both families; on one CPU, without
+ * a preemptible kernel, the reader runs only once the waker's call returns.
+ */
+static void async_scenario(int family, struct trace *t)
+{
+	cpu_set_t one, all;
+	sigset_t io, pending;
+	int sv[2], i;
+	pid_t pid;
+	char c;
+
+	sched_getaffinity(0, sizeof(all), &all);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	note(t, sched_setaffinity(0, sizeof(one), &one));
+	sigemptyset(&io);
+	sigaddset(&io, SIGIO);
+	sigprocmask(SIG_BLOCK, &io, NULL);
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	note(t, fcntl(sv[0], F_SETOWN, getpid()));
+	note(t, fcntl(sv[0], F_SETFL, O_ASYNC));
+	for (i = 0; i < 3; i++) {
+		pid = -1;
+		if (i > 0) {
+			pid = fork();
+			if (pid == 0) {
+				alarm(60);	/* never left blocked if the test is killed */
+				_exit(read(sv[0], &c, 1) >= 0 ? 0 : 1);
+			}
+			note(t, wait_until_sleeping(pid));
+		}
+		if (i < 2)
+			note(t, write(sv[1], "x", 1));
+		else
+			note(t, shutdown(sv[1], SHUT_WR));
+		if (pid > 0) {
+			int st = -1;
+
+			note(t, waitpid(pid, &st, 0) == pid ? st : -1);
+		} else {
+			note(t, read(sv[0], &c, 1));
+		}
+		sigpending(&pending);
+		note(t, sigismember(&pending, SIGIO));
+		/* Take a pending SIGIO, if any, for the next round. */
+		if (sigismember(&pending, SIGIO)) {
+			int sig;
+
+			sigwait(&io, &sig);
+		}
+	}
+	close(sv[0]);
+	close(sv[1]);
+	sigprocmask(SIG_UNBLOCK, &io, NULL);
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
+TEST(issue26_async_waitdata)
+{
+	static struct trace u, o;
+	int fam = afunix_module_family();
+
+	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
+	async_scenario(AF_UNIX, &u);
+	async_scenario(fam, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+	/* AF_UNIX's own answers: SIGIO without a sleeping reader, none with one */
+	EXPECT_EQ(15, u.n);
+	EXPECT_EQ(1, u.v[6]);
+	EXPECT_EQ(0, u.v[10]);
+	EXPECT_EQ(0, u.v[14]);
 }
 
 TEST_HARNESS_MAIN
