@@ -164,6 +164,20 @@ static inline void note(struct trace *t, long r)
 }
 
 /*
+ * In a kselftest_harness test: checks that the module is loaded, then runs the
+ * differential `scenario(family, trace)` once on AF_UNIX into `u` and once on the
+ * module's family into `o` (both `struct trace *`).
+ */
+#define RUN_BOTH(scenario, u, o)						\
+	do {									\
+		int __fam = afunix_module_family();				\
+										\
+		ASSERT_LT(0, __fam) TH_LOG("rust_afunix is not loaded");	\
+		scenario(AF_UNIX, u);						\
+		scenario(__fam, o);						\
+	} while (0)
+
+/*
  * In a kselftest_harness test: the traces of AF_UNIX (`u`) and of the module (`o`)
  * must be the same, step by step; each differing step is logged (every step with
  * TRACE_ALL set in the environment).

@@ -123,15 +123,10 @@ static void scenario(int family, struct trace *t)
 TEST(issue13_divergences)
 {
 	static struct trace u, o;
-	int fam = afunix_module_family(), i;
 
-	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
 	signal(SIGPIPE, SIG_IGN);
-	scenario(AF_UNIX, &u);
-	scenario(fam, &o);
-	ASSERT_EQ(u.n, o.n);
-	for (i = 0; i < u.n; i++)
-		EXPECT_EQ(u.v[i], o.v[i]) TH_LOG("step %d", i);
+	RUN_BOTH(scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
 	/* AF_UNIX's own answers, for the record */
 	EXPECT_EQ(-EAGAIN, u.v[0]);	/* zero-length recv, empty stream */
 	EXPECT_EQ(-EPIPE, u.v[5]);	/* send after the peer's reset */
@@ -247,17 +242,9 @@ static void peek_fds_scenario(int family, struct trace *t)
 TEST(issue24_peek_fds)
 {
 	static struct trace u, o;
-	int fam = afunix_module_family(), i;
 
-	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
-	peek_fds_scenario(AF_UNIX, &u);
-	peek_fds_scenario(fam, &o);
-	for (i = 0; i < u.n || i < o.n; i++)
-		if (u.v[i] != o.v[i] || getenv("REGRESS_ALL"))
-			TH_LOG("step %d: AF_UNIX %ld, ours %ld", i, u.v[i], o.v[i]);
-	ASSERT_EQ(u.n, o.n);
-	for (i = 0; i < u.n; i++)
-		EXPECT_EQ(u.v[i], o.v[i]) TH_LOG("step %d", i);
+	RUN_BOTH(peek_fds_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
 }
 
 /*
@@ -297,11 +284,8 @@ static void err_queue_scenario(int family, struct trace *t)
 TEST(issue26_select_err_queue)
 {
 	static struct trace u, o;
-	int fam = afunix_module_family();
 
-	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
-	err_queue_scenario(AF_UNIX, &u);
-	err_queue_scenario(fam, &o);
+	RUN_BOTH(err_queue_scenario, &u, &o);
 	EXPECT_SAME_TRACE(&u, &o);
 	/*
 	 * AF_UNIX's own answers after the reset, with the option: seqpacket (the 4th
@@ -377,11 +361,8 @@ static void async_scenario(int family, struct trace *t)
 TEST(issue26_async_waitdata)
 {
 	static struct trace u, o;
-	int fam = afunix_module_family();
 
-	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
-	async_scenario(AF_UNIX, &u);
-	async_scenario(fam, &o);
+	RUN_BOTH(async_scenario, &u, &o);
 	EXPECT_SAME_TRACE(&u, &o);
 	/* AF_UNIX's own answers: SIGIO without a sleeping reader, none with one */
 	EXPECT_EQ(15, u.n);
