@@ -102,6 +102,7 @@ stress: setup module selftests shim
 # in <run>/overcommit/.
 BENCH_OVERCOMMIT_CPUS ?= 4
 bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/connect
+	@$(SCRIPTS)/setup --bench
 	@$(MAKE) -s module KVARIANT=perf
 	@$(SCRIPTS)/vm-run --kernel perf --memory 8G --timeout 5400 \
 		$(if $(filter 1,$(BENCH_ICOUNT)),--icount) -- bench/run-guest

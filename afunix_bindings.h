@@ -12,6 +12,7 @@
 #define AFUNIX_BINDINGS_H
 
 #include <linux/capability.h>
+#include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/filter.h>
@@ -97,6 +98,7 @@ enum {
 	AFUNIX_COMPAT_CMSGHDR_SIZE = sizeof(struct compat_cmsghdr),
 	AFUNIX_MSG_CTRUNC = MSG_CTRUNC,
 	AFUNIX_MSG_CMSG_COMPAT = MSG_CMSG_COMPAT,
+	AFUNIX_MSG_SPLICE_PAGES = MSG_SPLICE_PAGES,
 	AFUNIX_SECURITY_NETWORK = IS_ENABLED(CONFIG_SECURITY_NETWORK),
 	AFUNIX_ANON_INODE_FS_MAGIC = ANON_INODE_FS_MAGIC,
 	AFUNIX_FMODE_PATH = (__force unsigned int)FMODE_PATH,
@@ -155,6 +157,8 @@ int afunix_rcvlowat(struct sock *sk, bool waitall, int len);
 int afunix_intr_errno(long timeo);
 bool afunix_is_readable(struct sock *sk);
 unsigned int afunix_wmem_alloc(struct sock *sk);
+void afunix_wmem_charge(struct sock *sk, unsigned int bytes);
+void afunix_skb_set_csum_unnecessary(struct sk_buff *skb);
 struct wait_queue_head *afunix_sk_sleep(struct sock *sk);
 void afunix_set_nospace(struct sock *sk);
 void afunix_set_waitdata(struct sock *sk);
@@ -197,6 +201,9 @@ void *afunix_seq_state(struct seq_file *seq);
 void afunix_proc_remove(struct net *net);
 long afunix_outq_len(struct sock *sk);
 int afunix_put_int(unsigned long arg, int val);
+#ifdef CONFIG_COMPAT
+unsigned long afunix_compat_arg(unsigned long arg);
+#endif
 int afunix_peek_offset(struct sock *sk, int flags);
 void afunix_peek_offset_fwd(struct sock *sk, int val);
 void afunix_peek_offset_bwd(struct sock *sk, int val);

@@ -2,48 +2,21 @@
 /*
  * The C side of rust_afunix: no loop, no policy, no data structure of its own. It holds
  *  - one-call wrappers of static inline functions and macros, as the kernel's own
- *    the files of rust/helpers/ (bindgen cannot call those);
- *  - what 6.12 forces into C, each saying why: the module parameters (6.12's module!
- *    has none), lock and wait-queue initialisers (each call site of spin_lock_init(),
- *    mutex_init() and init_waitqueue_head() is the static lockdep key of a lock class),
- *    the sysctl template (SYSCTL_* macros), and the pernet_operations, which keep an
- *    opaque handle to the Rust per-netns state (6.12 has no Rust pernet API).
+ *    files of rust/helpers/ (bindgen cannot call those);
+ *  - what 6.12 forces into C, each saying why: lock and wait-queue initialisers (each
+ *    call site of spin_lock_init(), mutex_init() and init_waitqueue_head() is the static
+ *    lockdep key of a lock class), and a few calls that need a macro's view of a struct.
+ * Kbuild links this file's bitcode into the crate's, each function a private copy that
+ * LLVM inlines into its Rust callers (or, without a matching LLVM, a plain object); so
+ * nothing here may be a definition the module needs once: that is afunix_glue.c.
  * Everything else, the name tables, their resize and the autobind map included, is
  * Rust: see README.md, "Layout".
  */
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/security.h>
 #include <net/netns/generic.h>
 
 #include "afunix_bindings.h"
-
-
-/*
- * AF_DECnet (12): its code was removed from Linux in 6.1, so no 6.12 code registers
- * this slot. See README.md, "Family number".
- */
-int afunix_family = 12;
-module_param_named(family, afunix_family, int, 0444);
-MODULE_PARM_DESC(family, "Address family number to register (default 12, ex-AF_DECnet; 1..45, free)");
-
-/*
- * A debug knob for tests only: the autobind name space is 2^autobind_bits names
- * (AF_UNIX: 2^20, the default). Filling all 2^20 names of AF_UNIX's 256-bucket layout
- * takes hours under TCG; a small space lets a test reach the wrap-around and ENOSPC.
- */
-int afunix_autobind_bits = 20;
-module_param_named(autobind_bits, afunix_autobind_bits, int, 0644);
-MODULE_PARM_DESC(autobind_bits, "Debug: autobind name space is 2^N names, 1..20 (default 20, as AF_UNIX)");
-
-/*
- * A debug knob for tests and benchmarks only: write-space wakeups without the
- * EPOLLOUT|EPOLLWRNORM|EPOLLWRBAND key, waking every poller of the socket (AF_UNIX
- * before 2010), to show that the wakeup test and benchmark detect the herd.
- */
-bool afunix_wakeup_unkeyed;
-module_param_named(wakeup_unkeyed, afunix_wakeup_unkeyed, bool, 0644);
-MODULE_PARM_DESC(wakeup_unkeyed, "Debug: unkeyed write-space wakeups (default N)");
 
 /*
  * The initialisers of a new socket's locks and wait queue: one lockdep class each, named
@@ -183,6 +156,17 @@ bool afunix_is_readable(struct sock *sk)
 unsigned int afunix_wmem_alloc(struct sock *sk)
 {
 	return refcount_read(&sk->sk_wmem_alloc);
+}
+
+void afunix_wmem_charge(struct sock *sk, unsigned int bytes)
+{
+	refcount_add(bytes, &sk->sk_wmem_alloc);
+}
+
+/* C: ip_summed is a bitfield inside sk_buff's struct_group(headers). */
+void afunix_skb_set_csum_unnecessary(struct sk_buff *skb)
+{
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
 }
 
 struct wait_queue_head *afunix_sk_sleep(struct sock *sk)
@@ -358,44 +342,6 @@ u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key)
 	return hsiphash(data, len, key);
 }
 
-/*
- * Per network namespace: a pointer to the Rust state (hash.rs's NetTable), made and
- * freed by api/pernet.rs. 6.12 has no Rust pernet_operations, so C registers them.
- */
-static unsigned int afunix_net_id;
-
-static int __net_init afunix_net_init(struct net *net)
-{
-	return rust_afunix_net_init(net, net_generic(net, afunix_net_id));
-}
-
-static void __net_exit afunix_net_exit(struct net *net)
-{
-	rust_afunix_net_exit(net, net_generic(net, afunix_net_id));
-}
-
-static struct pernet_operations afunix_net_ops = {
-	.init = afunix_net_init,
-	.exit = afunix_net_exit,
-	.id = &afunix_net_id,
-	.size = sizeof(void *),
-};
-
-int afunix_pernet_register(void)
-{
-	return register_pernet_subsys(&afunix_net_ops);
-}
-
-void afunix_pernet_unregister(void)
-{
-	unregister_pernet_subsys(&afunix_net_ops);
-}
-
-void *afunix_net_state(struct net *net)
-{
-	return *(void **)net_generic(net, afunix_net_id);
-}
-
 /* READ_ONCE(net->unx.sysctl_max_dgram_qlen): AF_UNIX's sysctl, which the family follows. */
 int afunix_unix_max_dgram_qlen(const struct net *net)
 {
@@ -406,25 +352,6 @@ struct net *afunix_sock_net(struct sock *sk)
 {
 	return sock_net(sk);
 }
-
-/*
- * The template of the per-netns sysctls net.rust_afunix.*, which needs the SYSCTL_*
- * macros; api/sysctl.rs registers a copy per netns, with its data in the Rust state.
- */
-const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS] = {
-	{
-		.procname = "abstract_buckets",
-		.maxlen = sizeof(int),
-		.mode = 0444,
-		.proc_handler = proc_dointvec,
-	},
-	{
-		.procname = "pathname_buckets",
-		.maxlen = sizeof(int),
-		.mode = 0444,
-		.proc_handler = proc_dointvec,
-	},
-};
 
 /*
  * proc_create_net() is a macro. Each open file's private state is its seq_net_private
@@ -606,6 +533,13 @@ int afunix_put_int(unsigned long arg, int val)
 {
 	return put_user(val, (int __user *)arg);
 }
+
+#ifdef CONFIG_COMPAT
+unsigned long afunix_compat_arg(unsigned long arg)
+{
+	return (unsigned long)compat_ptr(arg);
+}
+#endif
 
 int afunix_peek_offset(struct sock *sk, int flags)
 {

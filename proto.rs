@@ -735,16 +735,13 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
 
     let (_, max_head0, frags_sz) = skb_limits();
     let order = frags_sz.trailing_zeros() as i32 - 12;
+    let nonblock = flags & msg::DONTWAIT != 0;
+    // `splice()`/`sendfile()`: the skbs take the pipe's pages (as many as fit in one
+    // skb's fragments each), no copy.
+    let splice = flags & msg::SPLICE_PAGES != 0;
     let mut sent = 0usize;
     let mut fds = scm.fds;
     while sent < len {
-        // Keep two messages in the pipe so it schedules better.
-        let half = ((sk.sndbuf() >> 1) - 64).max(0) as usize;
-        let size = (len - sent).min(half).min(max_head0 + frags_sz);
-        let data_len = size
-            .saturating_sub(max_head0)
-            .next_multiple_of(PAGE_SIZE)
-            .min(size);
         // The fds go with the first skb only.
         let first_fds = fds.take();
         let prepare = |skb: &mut Skb| {
@@ -752,16 +749,21 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
             skb.set_secid(scm.secid);
             first_fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
         };
-        let mut skb = match Skb::alloc_from_msg::<DataSkb>(
-            sk,
-            m,
-            size,
-            data_len,
-            flags & msg::DONTWAIT != 0,
-            order,
-            prepare,
-        ) {
-            Ok(skb) => skb,
+        let made = if splice {
+            Skb::alloc_spliced::<DataSkb>(sk, m, len - sent, nonblock, prepare)
+        } else {
+            // Keep two messages in the pipe so it schedules better.
+            let half = ((sk.sndbuf() >> 1) - 64).max(0) as usize;
+            let size = (len - sent).min(half).min(max_head0 + frags_sz);
+            let data_len = size
+                .saturating_sub(max_head0)
+                .next_multiple_of(PAGE_SIZE)
+                .min(size);
+            Skb::alloc_from_msg::<DataSkb>(sk, m, size, data_len, nonblock, order, prepare)
+                .map(|skb| (skb, size))
+        };
+        let (mut skb, size) = match made {
+            Ok(made) => made,
             Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
         };
 

@@ -95,6 +95,9 @@ pub(crate) mod msg {
     pub(crate) const NOSIGNAL: u32 = 0x4000;
     /// `MSG_CMSG_COMPAT`: a 32-bit caller (control messages in the compat layout).
     pub(crate) const CMSG_COMPAT: u32 = crate::api::bindings::AFUNIX_MSG_CMSG_COMPAT;
+    /// `MSG_SPLICE_PAGES`: the message's iterator holds pages to take, not copy (set
+    /// only by the kernel: `splice()` and `sendfile()` into the socket).
+    pub(crate) const SPLICE_PAGES: u32 = crate::api::bindings::AFUNIX_MSG_SPLICE_PAGES;
 }
 
 /// `sock->flags` bits that an accepted socket inherits (`include/linux/net.h`).
@@ -1986,6 +1989,56 @@ impl Skb {
         // SAFETY: `p` has room for `len` bytes; `iter` is the message's iterator.
         to_result(unsafe { bindings::skb_copy_datagram_from_iter(p, 0, iter, len as c_int) })?;
         Ok(skb)
+    }
+
+    /// Allocates an skb with no data charged to `sk`'s send buffer, waiting for room
+    /// unless `nonblock` (`sock_alloc_send_pskb(sk, 0, 0, ..)`); calls `prepare` on it;
+    /// then takes up to `len` bytes of the pages of `msg`'s iterator as its fragments,
+    /// without copying (`skb_splice_from_iter()`, for `MSG_SPLICE_PAGES`), and charges
+    /// them to `sk`. Returns the skb and the bytes it took (at least one).
+    pub(crate) fn alloc_spliced<D: SkbDestructor>(
+        sk: &Sock,
+        msg: &mut Msg,
+        len: usize,
+        nonblock: bool,
+        prepare: impl FnOnce(&mut Skb) -> Result,
+    ) -> Result<(Skb, usize)> {
+        let mut err: c_int = 0;
+        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
+        let skb = unsafe {
+            bindings::sock_alloc_send_pskb(sk.as_ptr(), 0, 0, nonblock.into(), &mut err, 0)
+        };
+        let Some(skb) = NonNull::new(skb) else {
+            return Err(Error::from_errno(if err < 0 { err } else { -12 }));
+        };
+        // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
+        let mut skb = unsafe { Skb::from_raw(skb) };
+        let p = skb.0.as_ptr();
+        // SAFETY: A new skb of no data; its destructor as in `alloc_from_msg`. The
+        // spliced pages need no checksum (`CHECKSUM_UNNECESSARY`, as AF_UNIX).
+        unsafe {
+            (*p).__bindgen_anon_3.__bindgen_anon_1.destructor = Some(skb_wfree::<D>);
+            bindings::afunix_skb_set_csum_unnecessary(p);
+        }
+        prepare(&mut skb)?;
+        let len = isize::try_from(len).map_err(|_| Error::from(EMSGSIZE))?;
+        // SAFETY: `p` is our skb; `msg.iter()` is the message's iterator; `skb_splice_from_iter`
+        // takes page references into the skb's fragments and grows its `len`,
+        // `data_len` and `truesize` by what it took.
+        let n = unsafe {
+            bindings::skb_splice_from_iter(p, msg.iter(), len, (*sk.as_ptr()).sk_allocation)
+        };
+        if n < 0 {
+            return Err(Error::from_errno(n as c_int));
+        }
+        if n == 0 {
+            // Nothing left in the iterator: `len` was more than it held.
+            return Err(kernel::error::code::EINVAL);
+        }
+        // The skb's `truesize` grew by `n`: so does the charge `sock_wfree` takes back.
+        // SAFETY: `sk` is a live socket.
+        unsafe { bindings::afunix_wmem_charge(sk.as_ptr(), n as u32) };
+        Ok((skb, n as usize))
     }
 
     /// Receives a datagram from `sk` (`skb_recv_datagram()`), waiting unless `flags` has

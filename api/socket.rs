@@ -302,6 +302,25 @@ impl<T: SocketOps> Adapter<T> {
         })
     }
 
+    /// `compat_ioctl()` (`unix_compat_ioctl()`): a 32-bit caller's ioctl, the same
+    /// commands with the argument made a pointer (`compat_ptr()`).
+    ///
+    /// # Safety
+    ///
+    /// Only called by the socket core, with a live socket of this family and the
+    /// ioctl's command and argument.
+    #[cfg(CONFIG_COMPAT)]
+    unsafe extern "C" fn compat_ioctl(
+        sock: *mut bindings::socket,
+        cmd: core::ffi::c_uint,
+        arg: usize,
+    ) -> c_int {
+        // SAFETY: `compat_ptr()` only converts the value.
+        let arg = unsafe { bindings::afunix_compat_arg(arg) };
+        // SAFETY: The caller's guarantees are `ioctl`'s.
+        unsafe { Self::ioctl(sock, cmd, arg) }
+    }
+
     /// # Safety
     ///
     /// Only called by the socket core, with a live socket of this family and the
@@ -458,6 +477,8 @@ pub(crate) fn proto_ops<T: SocketOps>(
         getname: Some(Adapter::<T>::getname),
         poll: Some(Adapter::<T>::poll),
         ioctl: Some(Adapter::<T>::ioctl),
+        #[cfg(CONFIG_COMPAT)]
+        compat_ioctl: Some(Adapter::<T>::compat_ioctl),
         listen: Some(if T::HAS_LISTEN {
             Adapter::<T>::listen
         } else {

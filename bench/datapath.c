@@ -11,6 +11,9 @@
  *					CPUS "same" pins both ends to CPU 0, "cross"
  *					to CPUs 0 and 1
  *	datapath bandwidth FAMILY MB	stream socketpair, 64 KiB writes, MB MiB in all
+ *	datapath sendfile FAMILY MB	stream socketpair, sendfile() of an MB MiB tmpfs
+ *					file (in the cwd) into one end, 64 KiB reads
+ *					of the other
  *	datapath messaging FAMILY G L	hackbench-style: G groups of 10 senders and 10
  *					receivers, each sender writes L 100-byte
  *					messages to each receiver of its group
@@ -36,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -233,6 +237,56 @@ static int bandwidth(int family, int mb, const char *fam)
 	t1 = now();
 	waitpid(pid, NULL, 0);
 	printf("{\"bench\": \"bandwidth\", \"family\": \"%s\", \"mb\": %d, "
+	       "\"elapsed_s\": %.4f, \"mb_per_s\": %.1f}\n",
+	       fam, mb, t1 - t0, mb / (t1 - t0));
+	return 0;
+}
+
+static int sendfile_bench(int family, int mb, const char *fam)
+{
+	static char buf[65536];
+	long total = (long)mb << 20, done = 0;
+	char path[] = "sendfile.XXXXXX";
+	double t0, t1;
+	int sv[2], f, status;
+	pid_t pid;
+
+	f = mkstemp(path);
+	if (f < 0)
+		die("mkstemp");
+	unlink(path);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)i;
+	for (done = 0; done < total; done += sizeof(buf))
+		full_write(f, buf, sizeof(buf));
+	if (socketpair(family, SOCK_STREAM, 0, sv))
+		die("socketpair");
+	t0 = now();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		off_t off = 0;
+
+		while (off < total)
+			if (sendfile(sv[1], f, &off, total - off) <= 0)
+				_exit(1);
+		_exit(0);
+	}
+	bench_mark();
+	for (done = 0; done < total;) {
+		ssize_t n = read(sv[0], buf, sizeof(buf));
+
+		if (n <= 0)
+			die("read");
+		done += n;
+	}
+	bench_mark();
+	t1 = now();
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("sendfile");
+	close(f);
+	printf("{\"bench\": \"sendfile\", \"family\": \"%s\", \"mb\": %d, "
 	       "\"elapsed_s\": %.4f, \"mb_per_s\": %.1f}\n",
 	       fam, mb, t1 - t0, mb / (t1 - t0));
 	return 0;
@@ -444,7 +498,7 @@ int main(int argc, char **argv)
 	int family;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: datapath herd|pingpong|bandwidth|messaging|fdpass|gc FAMILY ARGS...\n");
+		fprintf(stderr, "usage: datapath herd|pingpong|bandwidth|sendfile|messaging|fdpass|gc FAMILY ARGS...\n");
 		return 2;
 	}
 	family = family_of(argv[2]);
@@ -456,6 +510,8 @@ int main(int argc, char **argv)
 		return pingpong(family, atoi(argv[3]), atoi(argv[4]), argv[2], argv[5]);
 	if (!strcmp(argv[1], "bandwidth") && argc == 4)
 		return bandwidth(family, atoi(argv[3]), argv[2]);
+	if (!strcmp(argv[1], "sendfile") && argc == 4)
+		return sendfile_bench(family, atoi(argv[3]), argv[2]);
 	if (!strcmp(argv[1], "fdpass") && argc == 5)
 		return fdpass(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
 	if (!strcmp(argv[1], "gc") && argc == 5)

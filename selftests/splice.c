@@ -6,6 +6,9 @@
  * EAGAIN with SPLICE_F_NONBLOCK on an empty socket, 0 after the peer's shutdown), a
  * pipe into each type of socket, sendfile from a tmpfs file into each type, vmsplice
  * into a pipe then into a socket, and an offset on the socket's side (EINVAL from the core).
+ * And whether the socket takes the pages or copies them (MSG_SPLICE_PAGES): a stream
+ * socket holds the file's and the vmspliced buffer's own pages, so a write to them before
+ * the receive shows in the bytes received; the datagram types copy at the send.
  */
 #include "common.h"
 #include <sys/sendfile.h>
@@ -119,6 +122,73 @@ TEST(splice_sendfile_vmsplice)
 	EXPECT_EQ(400, u.v[2]);
 	EXPECT_EQ(-EAGAIN, u.v[3]);
 	EXPECT_EQ(-EINVAL, u.v[4]);	/* the core refuses an offset on a socket */
+}
+
+/*
+ * Per type: sendfile 4096 bytes of a tmpfs file, overwrite the file, then receive;
+ * vmsplice 4096 bytes of a page-aligned buffer into a pipe, splice it into the socket,
+ * overwrite the buffer, then receive. Notes the calls and, per receive, 1 if the bytes
+ * are the new ones, 0 if the old ones, -1 for anything else.
+ */
+static void pages_scenario(int family, struct trace *t)
+{
+	char *page = aligned_alloc(4096, 4096);
+	char path[] = "pages.XXXXXX", old[4096], new[4096], got[4096];
+	int sv[2], p[2], f, i;
+	struct iovec iov = { NULL, 4096 };
+	loff_t off;
+	ssize_t r;
+
+	if (!page)
+		return note(t, -1000);
+	iov.iov_base = page;
+	memset(old, 'o', sizeof(old));
+	memset(new, 'n', sizeof(new));
+	f = mkstemp(path);
+	if (f < 0 || pipe(p)) {
+		free(page);
+		return note(t, -1000);
+	}
+	unlink(path);
+	for (i = 0; i < 3; i++) {
+		note(t, socketpair(family, types[i], 0, sv));
+		note(t, pwrite(f, old, sizeof(old), 0));
+		off = 0;
+		note(t, sendfile(sv[0], f, &off, sizeof(old)));
+		note(t, pwrite(f, new, sizeof(new), 0));
+		r = recv(sv[1], got, sizeof(got), MSG_DONTWAIT);
+		note(t, r);
+		note(t, r != sizeof(got) ? -1 : !memcmp(got, new, r) ? 1 : !memcmp(got, old, r) ? 0 : -1);
+
+		memcpy(page, old, 4096);
+		note(t, vmsplice(p[1], &iov, 1, 0));
+		note(t, splice(p[0], NULL, sv[0], NULL, 4096, 0));
+		memcpy(page, new, 4096);
+		r = recv(sv[1], got, sizeof(got), MSG_DONTWAIT);
+		note(t, r);
+		note(t, r != sizeof(got) ? -1 : !memcmp(got, new, r) ? 1 : !memcmp(got, old, r) ? 0 : -1);
+		close_pair(sv);
+	}
+	close(f);
+	close(p[0]);
+	close(p[1]);
+	free(page);
+}
+
+TEST(pages_taken)
+{
+	static struct trace u, o;
+
+	RUN_BOTH(pages_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+	/* AF_UNIX 6.12: the stream socket took the pages (new bytes), the others copied */
+	ASSERT_EQ(3 * 10, u.n);
+	EXPECT_EQ(1, u.v[5]);
+	EXPECT_EQ(1, u.v[9]);
+	EXPECT_EQ(0, u.v[10 + 5]);
+	EXPECT_EQ(0, u.v[10 + 9]);
+	EXPECT_EQ(0, u.v[20 + 5]);
+	EXPECT_EQ(0, u.v[20 + 9]);
 }
 
 TEST_HARNESS_MAIN
