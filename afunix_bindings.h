@@ -182,6 +182,8 @@ void afunix_sigpipe(void);
 unsigned long afunix_skb_max_alloc(void);
 unsigned long afunix_skb_max_head0(void);
 
+/* afunix_glue.c: the pernet id, read by afunix_net_state(). */
+extern unsigned int afunix_net_id;
 int afunix_pernet_register(void);
 void afunix_pernet_unregister(void);
 void *afunix_net_state(struct net *net);

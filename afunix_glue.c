@@ -42,7 +42,7 @@ MODULE_PARM_DESC(wakeup_unkeyed, "Debug: unkeyed write-space wakeups (default N)
  * Per network namespace: a pointer to the Rust state (hash.rs's NetTable), made and
  * freed by api/pernet.rs. 6.12 has no Rust pernet_operations, so C registers them.
  */
-static unsigned int afunix_net_id;
+unsigned int afunix_net_id;
 
 static int __net_init afunix_net_init(struct net *net)
 {
@@ -69,11 +69,6 @@ int afunix_pernet_register(void)
 void afunix_pernet_unregister(void)
 {
 	unregister_pernet_subsys(&afunix_net_ops);
-}
-
-void *afunix_net_state(struct net *net)
-{
-	return *(void **)net_generic(net, afunix_net_id);
 }
 
 /*

@@ -342,6 +342,12 @@ u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key)
 	return hsiphash(data, len, key);
 }
 
+/* net_generic() is an inline; afunix_net_id is afunix_glue.c's. */
+void *afunix_net_state(struct net *net)
+{
+	return *(void **)net_generic(net, afunix_net_id);
+}
+
 /* READ_ONCE(net->unx.sysctl_max_dgram_qlen): AF_UNIX's sysctl, which the family follows. */
 int afunix_unix_max_dgram_qlen(const struct net *net)
 {
