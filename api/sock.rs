@@ -2228,7 +2228,8 @@ pub(crate) trait SkbDestructor {
 ///
 /// # Safety
 ///
-/// Called by the core only, as the destructor of an skb of [`Skb::alloc_from_msg`]
+/// Called by the core only, as the destructor of an skb of [`Skb::alloc_from_msg`] or
+/// [`Skb::alloc_spliced`]
 /// whose last reference is gone.
 unsafe extern "C" fn skb_wfree<D: SkbDestructor>(skb: *mut bindings::sk_buff) {
     // SAFETY: `skb` is being freed, so no one else uses its `cb`, the module's; a
