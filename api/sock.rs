@@ -1939,6 +1939,45 @@ impl Skb {
         Skb(ptr)
     }
 
+    /// An skb of `head` linear and `data_len` fragment bytes (none of them in use yet),
+    /// charged to `sk`'s send buffer, waiting for room unless `nonblock`
+    /// (`sock_alloc_send_pskb()`), with the module's destructor of kind `D`.
+    fn alloc_charged<D: SkbDestructor>(
+        sk: &Sock,
+        head: usize,
+        data_len: usize,
+        nonblock: bool,
+        order: i32,
+    ) -> Result<Skb> {
+        let mut err: c_int = 0;
+        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
+        let skb = unsafe {
+            bindings::sock_alloc_send_pskb(
+                sk.as_ptr(),
+                head as _,
+                data_len as _,
+                nonblock.into(),
+                &mut err,
+                order,
+            )
+        };
+        let Some(skb) = NonNull::new(skb) else {
+            return Err(Error::from_errno(if err < 0 { err } else { -12 }));
+        };
+        // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
+        let skb = unsafe { Skb::from_raw(skb) };
+        // SAFETY: Its `cb` is zeroed (no credentials yet); `skb_wfree` is `sock_wfree`
+        // (set by the allocation, charging it to `sk`) after putting the credentials, as
+        // AF_UNIX's `unix_wfree`.
+        unsafe {
+            (*skb.0.as_ptr())
+                .__bindgen_anon_3
+                .__bindgen_anon_1
+                .destructor = Some(skb_wfree::<D>);
+        }
+        Ok(skb)
+    }
+
     /// Allocates an skb charged to `sk`'s send buffer, with `len` bytes of which
     /// `data_len` in page fragments, waiting for room unless `nonblock`
     /// (`sock_alloc_send_pskb()`); then calls `prepare` on it (credentials and fds, as
@@ -1956,30 +1995,11 @@ impl Skb {
         let head = len
             .checked_sub(data_len)
             .ok_or_else(|| Error::from(EMSGSIZE))?;
-        let mut err: c_int = 0;
-        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
-        let skb = unsafe {
-            bindings::sock_alloc_send_pskb(
-                sk.as_ptr(),
-                head as _,
-                data_len as _,
-                nonblock.into(),
-                &mut err,
-                order,
-            )
-        };
-        let Some(skb) = NonNull::new(skb) else {
-            return Err(Error::from_errno(if err < 0 { err } else { -12 }));
-        };
-        // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
-        let mut skb = unsafe { Skb::from_raw(skb) };
+        let mut skb = Self::alloc_charged::<D>(sk, head, data_len, nonblock, order)?;
         let p = skb.0.as_ptr();
         // SAFETY: The skb has `head` bytes of tailroom and `data_len` bytes of frags, as
-        // AF_UNIX lays them out (`skb_put` + `data_len`/`len`). Its `cb` is zeroed (no
-        // credentials yet); `skb_wfree` is `sock_wfree` (set by the allocation, charging
-        // it to `sk`) after putting the credentials, as AF_UNIX's `unix_wfree`.
+        // AF_UNIX lays them out (`skb_put` + `data_len`/`len`).
         unsafe {
-            (*p).__bindgen_anon_3.__bindgen_anon_1.destructor = Some(skb_wfree::<D>);
             bindings::skb_put(p, head as u32);
             (*p).data_len = data_len as u32;
             (*p).len = len as u32;
@@ -2003,23 +2023,11 @@ impl Skb {
         nonblock: bool,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<(Skb, usize)> {
-        let mut err: c_int = 0;
-        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
-        let skb = unsafe {
-            bindings::sock_alloc_send_pskb(sk.as_ptr(), 0, 0, nonblock.into(), &mut err, 0)
-        };
-        let Some(skb) = NonNull::new(skb) else {
-            return Err(Error::from_errno(if err < 0 { err } else { -12 }));
-        };
-        // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
-        let mut skb = unsafe { Skb::from_raw(skb) };
+        let mut skb = Self::alloc_charged::<D>(sk, 0, 0, nonblock, 0)?;
         let p = skb.0.as_ptr();
-        // SAFETY: A new skb of no data; its destructor as in `alloc_from_msg`. The
-        // spliced pages need no checksum (`CHECKSUM_UNNECESSARY`, as AF_UNIX).
-        unsafe {
-            (*p).__bindgen_anon_3.__bindgen_anon_1.destructor = Some(skb_wfree::<D>);
-            bindings::afunix_skb_set_csum_unnecessary(p);
-        }
+        // SAFETY: Our new skb. The spliced pages need no checksum
+        // (`CHECKSUM_UNNECESSARY`, as AF_UNIX).
+        unsafe { bindings::afunix_skb_set_csum_unnecessary(p) };
         prepare(&mut skb)?;
         let len = isize::try_from(len).map_err(|_| Error::from(EMSGSIZE))?;
         // SAFETY: `p` is our skb; `msg.iter()` is the message's iterator; `skb_splice_from_iter`

@@ -76,6 +76,18 @@ static void full_read(int fd, char *buf, size_t len)
 	}
 }
 
+/* Reads `total` bytes from a stream in reads of up to `len` bytes into `buf`. */
+static void drain_bytes(int fd, char *buf, size_t len, long total)
+{
+	while (total > 0) {
+		ssize_t n = read(fd, buf, len);
+
+		if (n <= 0)
+			die("read");
+		total -= n;
+	}
+}
+
 static long ctxt_switches(pid_t pid)
 {
 	char path[64], line[256];
@@ -227,13 +239,7 @@ static int bandwidth(int family, int mb, const char *fam)
 		_exit(0);
 	}
 	t0 = now();
-	while (done < total) {
-		ssize_t n = read(sv[0], buf, sizeof(buf));
-
-		if (n <= 0)
-			die("read");
-		done += n;
-	}
+	drain_bytes(sv[0], buf, sizeof(buf), total);
 	t1 = now();
 	waitpid(pid, NULL, 0);
 	printf("{\"bench\": \"bandwidth\", \"family\": \"%s\", \"mb\": %d, "
@@ -274,13 +280,7 @@ static int sendfile_bench(int family, int mb, const char *fam)
 		_exit(0);
 	}
 	bench_mark();
-	for (done = 0; done < total;) {
-		ssize_t n = read(sv[0], buf, sizeof(buf));
-
-		if (n <= 0)
-			die("read");
-		done += n;
-	}
+	drain_bytes(sv[0], buf, sizeof(buf), total);
 	bench_mark();
 	t1 = now();
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
