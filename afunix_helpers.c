@@ -73,9 +73,9 @@ void afunix_sock_hold(struct sock *sk)
 	sock_hold(sk);
 }
 
-void afunix_sock_put(struct sock *sk)
+bool afunix_sock_refcnt_dec_and_test(struct sock *sk)
 {
-	sock_put(sk);
+	return refcount_dec_and_test(&sk->sk_refcnt);
 }
 
 void afunix_sock_orphan(struct sock *sk)

@@ -14,7 +14,10 @@
 //! AF_UNIX (6.10+) keeps a graph of edges and groups it into strongly connected
 //! components. This collector does one mark-and-sweep over a snapshot instead:
 //!
-//! 1. Under the collector's lock, the candidates are picked.
+//! 1. Under the collector's lock, the candidates are picked. A candidate whose queue
+//!    holds no fds (a *leaf*: most sockets in flight, say the ones a program keeps
+//!    parked in a queue) is left out: it reaches no other socket, so it cannot make
+//!    one reachable, and when it is garbage it dies with the queue that holds it.
 //! 2. Each candidate's queue (a listener's: its embryos') is walked once under its
 //!    queue lock, and every reference to another candidate is recorded as an edge and
 //!    counted as *internal* to the child.
@@ -33,6 +36,9 @@
 //! it one, and a process can only read the queue of a socket it holds, which is not a
 //! candidate and so is counted as outside. Duplicating under the lock is what makes
 //! `MSG_PEEK` safe here (AF_UNIX's "Give up GC if MSG_PEEK intervened").
+//!
+//! The run's scratch space (candidates, edges, the work list) is kept from one run to
+//! the next ([`Scratch`]), grown outside the lock to the counts read under it.
 //!
 //! Runs are queued on the module's workqueue when a socket of this family is released
 //! while fds are in flight, or by a sender when more than 16000 sockets' references
@@ -55,7 +61,9 @@
 #![deny(unsafe_code)]
 
 use crate::api::error::ETOOMANYREFS;
-use crate::api::inflight::{new_gc_lock, ArcSlot, InflightList, Published, SkbList, NOT_CANDIDATE};
+use crate::api::inflight::{
+    empty, new_gc_lock, ArcSlot, InflightList, Published, SkbList, NOT_CANDIDATE,
+};
 use crate::api::sock::state::LISTEN;
 use crate::api::sock::{flush_work, IoGuard, QueuedSkb, Skb, Sock};
 use crate::api::sync::SpinLock;
@@ -65,7 +73,7 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use kernel::alloc::{flags::GFP_KERNEL, flags::GFP_NOWAIT, KVVec};
 use kernel::prelude::*;
 use kernel::rbtree::{RBTree, RBTreeNodeReservation};
-use kernel::sync::{Arc, ArcBorrow};
+use kernel::sync::{new_mutex, Arc, ArcBorrow, Mutex};
 use kernel::workqueue::{Work, WorkItem};
 
 /// More sockets' references in flight than this start a collection from a sender
@@ -140,11 +148,35 @@ impl GcState {
     }
 }
 
+/// The scratch space of a run, kept between runs (only [`Gc::collect`] takes it).
+struct Scratch {
+    cands: KVVec<Cand>,
+    edges: KVVec<(u32, u32)>,
+    work: KVVec<u32>,
+}
+
+/// Empties `v` and makes room in it for `n` entries without an allocation under the
+/// lock; a vector far larger than needed (a past run with many more sockets in flight)
+/// is given back first.
+fn fit<T: Copy>(v: &mut KVVec<T>, n: usize) -> Result {
+    empty(v);
+    if v.capacity() > 4 * n.max(1024) {
+        *v = KVVec::new();
+    }
+    v.reserve(n, GFP_KERNEL)?;
+    Ok(())
+}
+
 /// The collector: its lock and state, and its work item.
+///
+/// Lock order: `scratch` (a mutex, only in the work item) before `state`.
 #[pin_data]
 pub(crate) struct Gc {
     #[pin]
     state: SpinLock<GcState>,
+    /// The run's scratch space.
+    #[pin]
+    scratch: Mutex<Scratch>,
     #[pin]
     work: Work<Gc>,
     /// A run is queued or running (AF_UNIX's `gc_in_progress`).
@@ -189,6 +221,14 @@ impl GcHandle {
         let gc = Arc::pin_init(
             pin_init!(Gc {
                 state <- new_gc_lock(state),
+                scratch <- new_mutex!(
+                    Scratch {
+                        cands: KVVec::new(),
+                        edges: KVVec::new(),
+                        work: KVVec::new(),
+                    },
+                    "rust_afunix:gc_scratch"
+                ),
                 work <- kernel::new_work!("rust_afunix:gc"),
                 in_progress: AtomicBool::new(false),
                 total: AtomicUsize::new(0),
@@ -333,8 +373,8 @@ pub(crate) fn peek(fds: &Fds) -> Option<FdList> {
     Some(new.dup_of(fds))
 }
 
-/// One candidate of a run (12 bytes: a run with 10k sockets in flight allocates 120 KiB
-/// of these).
+/// One candidate of a run (12 bytes).
+#[derive(Clone, Copy)]
 struct Cand {
     /// References to its file in flight.
     inflight: u32,
@@ -345,9 +385,12 @@ struct Cand {
 }
 
 impl Gc {
-    /// One collection: the scratch space is allocated before the lock, sized by the
-    /// counts read under it (a run that finds more than it has room for starts over).
+    /// One collection: the scratch space is made large enough before the lock, for
+    /// the counts read under it (a run that finds more than it has room for starts
+    /// over).
     fn collect(&self) {
+        let mut s = self.scratch.lock();
+        let s = &mut *s;
         // Sized from the counts read in a first, short hold of the lock: usually still
         // right when the lock is taken again for the run.
         let (mut n, mut e) = {
@@ -355,12 +398,13 @@ impl Gc {
             (g.nsocks, g.total)
         };
         for _ in 0..4 {
-            let (Ok(mut cands), Ok(mut edges), Ok(mut work), Ok(hit)) = (
-                KVVec::<Cand>::with_capacity(n, GFP_KERNEL),
-                KVVec::<(u32, u32)>::with_capacity(e, GFP_KERNEL),
-                KVVec::<u32>::with_capacity(n, GFP_KERNEL),
-                SkbList::new(),
-            ) else {
+            if fit(&mut s.cands, n).is_err()
+                || fit(&mut s.edges, e).is_err()
+                || fit(&mut s.work, n).is_err()
+            {
+                return;
+            }
+            let Ok(hit) = SkbList::new() else {
                 return;
             };
             let g = self.state.lock();
@@ -369,7 +413,7 @@ impl Gc {
                 e = g.total;
                 continue;
             }
-            analyse(&g.list, &mut cands, &mut edges, &mut work, &hit);
+            analyse(&g.list, &mut s.cands, &mut s.edges, &mut s.work, &hit);
             drop(g);
             // Frees the garbage's skbs: their fds leave flight and their files are put.
             drop(hit);
@@ -388,16 +432,21 @@ fn analyse(
     work: &mut KVVec<u32>,
     hit: &SkbList,
 ) {
-    // 1. The candidates: no reference outside flight.
+    // 1. The candidates: no reference outside flight, and fds in the queue (a
+    // listener's count walks its queue: such a socket is taken as it is).
     for sk in list.iter() {
         let inflight = list.inflight(sk);
+        if list.file_refs(sk) != inflight || (sk.state() != LISTEN && sk.queued_fds() == 0) {
+            list.set_index(sk, NOT_CANDIDATE);
+            continue;
+        }
         let c = Cand {
             inflight: u32::try_from(inflight).unwrap_or(u32::MAX),
             internal: 0,
             reachable: false,
         };
         let i = cands.len() as u32;
-        if list.file_refs(sk) == inflight && cands.push(c, GFP_NOWAIT).is_ok() {
+        if cands.push(c, GFP_NOWAIT).is_ok() {
             list.set_index(sk, i);
         } else {
             list.set_index(sk, NOT_CANDIDATE);
@@ -406,16 +455,15 @@ fn analyse(
     // 2. The references between candidates, from their queues.
     for sk in list.iter() {
         let from = list.index(sk);
-        // A queue without fds holds no edge (the count may be stale high after a
+        // Only candidates, whose queues hold fds (the count may be stale high after a
         // purge, never low for a queued skb: it is raised before the skb is queued).
-        // A listener's count walks its queue: `scan_fds` does that anyway.
-        if from == NOT_CANDIDATE || (sk.state() != LISTEN && sk.queued_fds() == 0) {
+        if from == NOT_CANDIDATE {
             continue;
         }
         sk.scan_fds(list, |fds| {
             for child in fds.socks() {
                 // Every socket in a queued list is in flight, so its index is this
-                // run's; checked anyway.
+                // run's (a leaf's is `NOT_CANDIDATE`); checked anyway.
                 let to = list.index(child);
                 if to == NOT_CANDIDATE || list.inflight(child) == 0 {
                     continue;

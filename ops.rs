@@ -35,9 +35,6 @@ impl FamilyOps for Family {
     fn init_new(sk: &Sock) {
         proto::init_new(sk)
     }
-    fn destruct() {
-        proto::destruct()
-    }
     fn write_space(sk: &SpaceSock<'_>) {
         wakeup::write_space(sk)
     }

@@ -15,18 +15,17 @@ use crate::api::error::{
 };
 use crate::api::family::Kind;
 use crate::api::lsm;
+use crate::api::sock::{self, Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::api::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
     ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
 };
-use crate::api::sock::{Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::api::socket::{IoctlAnswer, SockOpt};
 use crate::cmsg::{self, RecvCreds};
 use crate::gc;
 use crate::names;
 use crate::oob;
 use crate::wakeup::{self, poll};
-use core::sync::atomic::{AtomicI64, Ordering};
 use kernel::error::{code::*, Error, Result};
 use kernel::types::ARef;
 
@@ -55,9 +54,6 @@ const SCM_INQ: i32 = SO_INQ;
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
 
-/// Live sockets of this family, as AF_UNIX's `unix_nr_socks`.
-static NR_SOCKS: AtomicI64 = AtomicI64::new(0);
-
 /// Checks the arguments of `socket()` as `unix_create()` does; returns the kind and the
 /// type to store in the socket (`SOCK_RAW` becomes `SOCK_DGRAM`).
 pub(crate) fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
@@ -73,10 +69,12 @@ pub(crate) fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
 }
 
 /// Accounts a new socket; `ENFILE` beyond twice the system's file limit, as AF_UNIX.
+/// The count is the socket layer's ([`sock::nr_socks_inc`]), lowered when a socket's
+/// last reference goes, as AF_UNIX's `unix_nr_socks` in its destructor.
 pub(crate) fn account_new_socket() -> Result {
-    let n = NR_SOCKS.fetch_add(1, Ordering::Relaxed) + 1;
-    if n as u64 > 2 * crate::api::sock::max_files() {
-        NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
+    let n = sock::nr_socks_inc();
+    if n as u64 > 2 * sock::max_files() {
+        sock::nr_socks_dec();
         return Err(ENFILE);
     }
     Ok(())
@@ -84,7 +82,7 @@ pub(crate) fn account_new_socket() -> Result {
 
 /// Gives back the accounting of [`account_new_socket`].
 pub(crate) fn unaccount_socket() {
-    NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
+    sock::nr_socks_dec();
 }
 
 /// Finishes the creation of a socket (or embryo): the datagram queue limit of its netns
@@ -93,13 +91,6 @@ pub(crate) fn unaccount_socket() {
 pub(crate) fn init_new(sk: &Sock) {
     sk.init_max_ack_backlog(sk.net().unix_max_dgram_qlen());
     names::insert_unbound(sk);
-}
-
-/// Called a grace period after the last reference to `sk` went (`unix_sock_destructor()`),
-/// in an RCU callback (softirq): nothing here may sleep or take a lock taken with
-/// softirqs on. The socket layer empties the queue and frees the address after this.
-pub(crate) fn destruct() {
-    unaccount_socket();
 }
 
 /// `release`: the last close of the socket's file.
@@ -937,10 +928,11 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
                 if sk.shutdown() & shut::RCV != 0 {
                     break 'redo;
                 }
-                // The tail seen, taken under the state lock (as AF_UNIX's `last`): an
-                // skb queued after the unlock changes it, so a peeking reader does not
-                // sleep over it.
-                let mark = sk.rcvq_tail_mark();
+                // The tail seen by a peeking reader, taken under the state lock (as
+                // AF_UNIX's `last`): an skb queued after the unlock changes it, so the
+                // reader does not sleep over it. A reader that takes what it reads
+                // waits for any skb.
+                let mark = peek.then(|| sk.rcvq_tail_mark());
                 drop(g);
                 if timeo == 0 {
                     err = Some(EAGAIN);
@@ -952,10 +944,9 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
                     wakeup::wait_on_sk(sk, timeo, freezable, || {
                         // New data: any skb when not peeking (all was read), a new
                         // tail when peeking past what is queued.
-                        (if peek {
-                            sk.rcvq_tail_mark() != mark
-                        } else {
-                            !sk.rcvq_empty()
+                        (match mark {
+                            Some(mark) => sk.rcvq_tail_mark() != mark,
+                            None => !sk.rcvq_empty(),
                         }) || sk.err() != 0
                             || sk.shutdown() & shut::RCV != 0
                             || sk.is_dead()

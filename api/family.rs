@@ -5,7 +5,7 @@
 //! type, and the sock_diag handler, registered together by a [`Registration`].
 //!
 //! The protocol implements [`FamilyOps`] (what `socket()` checks and accounts, what a
-//! new socket gets, and the socket's own hooks: `sk_destruct`, `sk_write_space`) and
+//! new socket gets, and the socket's own hook `sk_write_space`) and
 //! one [`SocketOps`] per socket type; the crate root registers them.
 
 use crate::api::bindings;
@@ -47,10 +47,6 @@ pub(crate) trait FamilyOps {
     fn unaccount();
     /// Finishes a new socket, allocated and initialised by the core.
     fn init_new(sk: &Sock);
-    /// `sk_destruct` of a socket: a grace period after its last reference went
-    /// (`SOCK_RCU_FREE`), in an RCU callback: nothing here may sleep. The socket layer
-    /// frees what the socket holds after this.
-    fn destruct();
     /// `sk_write_space`: memory charged to `sk` came back (its last reference may be
     /// gone: [`SpaceSock`]).
     fn write_space(sk: &SpaceSock<'_>);
@@ -144,7 +140,6 @@ impl<F: FamilyOps> Adapter<F> {
         // SAFETY: The core passes a socket of this family whose refcount dropped to zero
         // (a grace period ago); it is valid until this hook returns.
         let s = unsafe { Sock::from_raw(sk) };
-        F::destruct();
         // SAFETY: This is `sk_destruct`.
         unsafe { s.destruct() };
     }

@@ -2,7 +2,8 @@
 
 //! What the collector of fds in flight (the protocol's `gc.rs`) needs of the C API: its
 //! list of the sockets in flight ([`InflightList`]), its walk of their queues
-//! ([`Sock::scan_fds`], [`Sock::splice_queues`]), its hit list ([`SkbList`]), its lock
+//! ([`Sock::scan_fds`], [`Sock::splice_queues`]), its hit list ([`SkbList`]), the
+//! emptying of its reused scratch vectors ([`empty`]), its lock
 //! class ([`new_gc_lock`]), and the slot that publishes the collector to the sockets
 //! and skbs that reach it without a reference ([`ArcSlot`], [`Published`]).
 //!
@@ -17,7 +18,7 @@ use crate::api::sync::SpinLock;
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
-use kernel::alloc::{flags::GFP_KERNEL, KBox};
+use kernel::alloc::{flags::GFP_KERNEL, KBox, KVVec};
 use kernel::error::Result;
 use kernel::init::{InPlaceInit, PinInit};
 use kernel::prelude::*;
@@ -27,6 +28,12 @@ use kernel::types::Opaque;
 /// The collector's lock over `data`, of a lock class of its own.
 pub(crate) fn new_gc_lock<T>(data: T) -> impl PinInit<SpinLock<T>> {
     SpinLock::new(data, bindings::afunix_gc_lock_init)
+}
+
+/// Empties `v`, keeping its allocation (6.12's `KVVec` has no `clear`).
+pub(crate) fn empty<T: Copy>(v: &mut KVVec<T>) {
+    // SAFETY: 0 is within the capacity; the entries are `Copy`, so none needs a drop.
+    unsafe { v.set_len(0) };
 }
 
 /// The collector's list of the sockets of this family in flight (their file is in an

@@ -21,7 +21,7 @@ use crate::api::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicI64, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use kernel::error::{to_result, Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
@@ -61,6 +61,25 @@ pub(crate) mod opt {
     pub(crate) const PASS_RIGHTS: u8 = 1;
     /// `SO_INQ` (upstream 6.17): `SCM_INQ` on every successful stream receive.
     pub(crate) const RECVMSG_INQ: u8 = 2;
+    /// Not an option: the socket is counted out of [`super::nr_socks`] and
+    /// `/proc/net/protocols` ([`super::Sock::count_out`]).
+    pub(super) const COUNTED_OUT: u8 = 0x80;
+}
+
+/// Live sockets of this family, embryos included (AF_UNIX's `unix_nr_socks`): raised
+/// by [`nr_socks_inc`] before one is allocated, lowered by [`nr_socks_dec`] when that
+/// allocation fails, and when a socket's last reference goes
+/// ([`Sock::count_out`]).
+static NR_SOCKS: AtomicI64 = AtomicI64::new(0);
+
+/// Counts a socket about to be allocated; the new count.
+pub(crate) fn nr_socks_inc() -> i64 {
+    NR_SOCKS.fetch_add(1, Ordering::Relaxed) + 1
+}
+
+/// Gives back a count of [`nr_socks_inc`] (the allocation failed or was refused).
+pub(crate) fn nr_socks_dec() {
+    NR_SOCKS.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Socket types (`enum sock_type`), as user space passes them: the architecture's.
@@ -315,8 +334,22 @@ unsafe impl AlwaysRefCounted for Sock {
     }
 
     unsafe fn dec_ref(obj: NonNull<Self>) {
-        // SAFETY: The caller owns a reference, which it gives up here.
-        unsafe { bindings::afunix_sock_put(obj.as_ptr().cast()) };
+        let sk = obj.as_ptr().cast::<bindings::sock>();
+        // SAFETY: The caller owns a reference, which it gives up here (`sock_put`).
+        // When it was the last, the memory stays until `sk_free` (a grace period
+        // more: `SOCK_RCU_FREE`), and no one can take a new reference.
+        unsafe {
+            if !bindings::afunix_sock_refcnt_dec_and_test(sk) {
+                return;
+            }
+            // The destructor follows now unless skbs are still charged to the socket
+            // (then it follows the last one's `sock_wfree`): AF_UNIX counts the socket
+            // out there, not a grace period later.
+            if bindings::afunix_wmem_alloc(sk) == 1 {
+                Sock::from_raw(sk).count_out();
+            }
+            bindings::sk_free(sk);
+        }
     }
 }
 
@@ -570,8 +603,8 @@ impl Sock {
 
     /// The last of `sk_destruct` (AF_UNIX's `unix_sock_destructor()`), after the
     /// protocol's: empties the receive queue (it finds nothing: release emptied it and
-    /// senders check `is_dead` under the state lock), frees the address and gives back
-    /// the `+1` of [`Sock::alloc`] in `/proc/net/protocols`.
+    /// senders check `is_dead` under the state lock), frees the address and counts the
+    /// socket out if its last reference did not ([`Sock::count_out`]).
     ///
     /// # Safety
     ///
@@ -591,8 +624,22 @@ impl Sock {
         drop(unsafe { self.write_conn(Conn::Unconnected) });
         // SAFETY: As above.
         unsafe { self.destruct_addr() };
-        // SAFETY: Undoes the `+1` of `Sock::alloc`/`Sock::alloc_embryo`.
-        unsafe { bindings::afunix_prot_inuse_add(self.as_ptr(), -1) };
+        self.count_out();
+    }
+
+    /// Counts the socket out of [`NR_SOCKS`] and `/proc/net/protocols` (undoes the
+    /// `+1`s of the protocol's [`nr_socks_inc`] and of `Sock::alloc`/`alloc_embryo`),
+    /// once: at its last reference when its destructor follows at once, otherwise in
+    /// the destructor.
+    fn count_out(&self) {
+        // SAFETY: `self` is a socket of this family, a `UnixSock`, whose memory is valid.
+        let opts = unsafe { &(*self.unix()).opts };
+        if opts.fetch_or(opt::COUNTED_OUT, Ordering::Relaxed) & opt::COUNTED_OUT == 0 {
+            nr_socks_dec();
+            // SAFETY: Undoes the `+1` of `Sock::alloc`/`Sock::alloc_embryo`; the
+            // socket's netns lives until its memory is freed.
+            unsafe { bindings::afunix_prot_inuse_add(self.as_ptr(), -1) };
+        }
     }
 
     /// Sets the datagram queue limit of a new socket (`sk_max_ack_backlog`, from the
@@ -2158,7 +2205,10 @@ impl Skb {
             let old = core::mem::replace(&mut (*cb).pid, pid);
             (*cb).uid = bindings::kuid_t { val: creds.uid.0 };
             (*cb).gid = bindings::kgid_t { val: creds.gid.0 };
-            bindings::put_pid(old);
+            // A new skb has none: no call (`put_pid` of NULL does nothing).
+            if !old.is_null() {
+                bindings::put_pid(old);
+            }
         }
     }
 

@@ -102,11 +102,11 @@ impl WaitQueueHead {
             TASK_INTERRUPTIBLE
         };
         let wq = self.as_ptr();
-        let mut entry = MaybeUninit::<bindings::wait_queue_entry>::zeroed();
+        let mut entry = MaybeUninit::<bindings::wait_queue_entry>::uninit();
         let entry = entry.as_mut_ptr();
-        // SAFETY: `DEFINE_WAIT()`: `entry` is a zeroed entry on this stack frame; it is
-        // removed from the queue by `finish_wait` before the frame ends.
-        unsafe { bindings::init_wait_entry(entry, 0) };
+        // SAFETY: `entry` is on this stack frame; it is removed from the queue by
+        // `finish_wait` before the frame ends.
+        unsafe { define_wait(entry) };
         loop {
             // SAFETY: `wq` is live (type invariant); `entry` was initialised above.
             unsafe { bindings::prepare_to_wait(wq, entry, state as i32) };
@@ -129,11 +129,12 @@ impl WaitQueueHead {
     /// Sleeps: not to be called under a spinlock (other than one `prepare` drops).
     pub(crate) fn wait_exclusive(&self, timeo: isize, prepare: impl FnOnce() -> bool) -> isize {
         let wq = self.as_ptr();
-        let mut entry = MaybeUninit::<bindings::wait_queue_entry>::zeroed();
+        let mut entry = MaybeUninit::<bindings::wait_queue_entry>::uninit();
         let entry = entry.as_mut_ptr();
-        // SAFETY: `DEFINE_WAIT()`: `entry` is a zeroed entry on this stack frame; it is
-        // removed from the queue by `finish_wait` before the frame ends.
-        unsafe { bindings::init_wait_entry(entry, 0) };
+        // SAFETY: `entry` is on this stack frame; it is removed from the queue by
+        // `finish_wait` before the frame ends.
+        unsafe { define_wait(entry) };
+
         // SAFETY: `wq` is live (type invariant); `entry` was initialised above.
         unsafe { bindings::prepare_to_wait_exclusive(wq, entry, TASK_INTERRUPTIBLE as i32) };
         let mut timeo = timeo;
@@ -144,6 +145,25 @@ impl WaitQueueHead {
         // SAFETY: `entry` was queued on `wq` by `prepare_to_wait_exclusive`.
         unsafe { bindings::finish_wait(wq, entry) };
         timeo
+    }
+}
+
+/// `DEFINE_WAIT()`: an entry that wakes the current task and dequeues it
+/// (`autoremove_wake_function`), as `init_wait_entry(entry, 0)` makes it, without the call.
+///
+/// # Safety
+///
+/// `entry` is valid for writes and not on a queue.
+#[inline]
+unsafe fn define_wait(entry: *mut bindings::wait_queue_entry) {
+    // SAFETY: `entry` is valid for writes (safety requirements); every field is written.
+    unsafe {
+        (*entry).flags = 0;
+        (*entry).private = bindings::afunix_current_task().cast();
+        (*entry).func = Some(bindings::autoremove_wake_function);
+        let head = ptr::addr_of_mut!((*entry).entry);
+        (*head).next = head;
+        (*head).prev = head;
     }
 }
 
