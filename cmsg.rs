@@ -131,16 +131,25 @@ pub(crate) struct SendScm {
 /// `SCM_CREDENTIALS` length, more than `SCM_MAX_FD` fds or an io_uring fd;
 /// `EPERM`/`ESRCH` for credentials the caller may not claim or an unknown pid; `EBADF`
 /// for an fd that is not open.
+#[inline]
 pub(crate) fn scm_send(sk: &Sock, m: &Msg) -> Result<SendScm> {
-    let mut creds = no_creds();
     let secid = lsm::peersec_dgram(sk);
-    let Some(buf) = m.control()? else {
-        return Ok(SendScm {
-            creds,
+    match m.control()? {
+        None => Ok(SendScm {
+            creds: no_creds(),
             fds: None,
             secid,
-        });
-    };
+        }),
+        Some(buf) => scm_parse(buf, secid),
+    }
+}
+
+/// The control messages of a send, parsed (see [`scm_send`]); out of the path of a
+/// send without them.
+#[cold]
+#[inline(never)]
+fn scm_parse(buf: &[u8], secid: u32) -> Result<SendScm> {
+    let mut creds = no_creds();
     let mut fds: Option<FdList> = None;
     for c in CmsgIter::new(buf) {
         let c = c?;
@@ -197,6 +206,7 @@ pub(crate) fn scm_send(sk: &Sock, m: &Msg) -> Result<SendScm> {
 
 /// `unix_passcred_enabled()`: the sender or the receiver asks for credentials, or the
 /// receiver is an embryo (not accepted yet: it may inherit `SO_PASSCRED`).
+#[inline]
 fn passcred_enabled(sk: &Sock, other: &StateGuard<'_>) -> bool {
     let other = other.sock();
     sk.passcred() || !other.has_socket() || other.passcred()
@@ -204,10 +214,17 @@ fn passcred_enabled(sk: &Sock, other: &StateGuard<'_>) -> bool {
 
 /// `maybe_add_creds()`: an skb without credentials gets the sender's own when either
 /// end asks for them. Under the receiver's state lock, just before queueing.
+#[inline]
 pub(crate) fn maybe_add_creds(skb: &mut Skb, sk: &Sock, other: &StateGuard<'_>) {
-    if skb.view().creds_present() || !passcred_enabled(sk, other) {
-        return;
+    if passcred_enabled(sk, other) && !skb.view().creds_present() {
+        add_own_creds(skb);
     }
+}
+
+/// The sender's own credentials on `skb`.
+#[cold]
+#[inline(never)]
+fn add_own_creds(skb: &mut Skb) {
     let ids = cred::current_cred();
     skb.set_creds(&Creds {
         pid: Pid::current_tgid(),
@@ -264,7 +281,20 @@ impl RecvCreds {
 /// then the files of `SCM_RIGHTS`, installed; `MSG_CTRUNC` when it asks for
 /// credentials or is passed files but gave no control buffer (the files are then
 /// closed).
+#[inline]
 pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
+    // Nothing to report and nothing to flag: no files, and the receiver asks for
+    // neither credentials nor a security context (one load of the socket's flags).
+    if fds.is_none() && !sk.passcred_or_sec() {
+        return;
+    }
+    scm_recv_slow(sk, m, scm, fds);
+}
+
+/// [`scm_recv`] with something to report or flag.
+#[cold]
+#[inline(never)]
+fn scm_recv_slow(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
     if !m.has_control() {
         if sk.passcred() || sk.passsec() || fds.is_some() {
             m.add_flags(msg::CTRUNC);

@@ -248,6 +248,8 @@ fn gc() -> Option<ArcBorrow<'static, Gc>> {
 }
 
 /// Queues a run (AF_UNIX's `unix_gc()`).
+#[cold]
+#[inline(never)]
 fn schedule(gc: ArcBorrow<'_, Gc>) {
     // No queue: the module is going, no socket is left.
     let Some(q) = crate::api::workqueue::queue() else {
@@ -270,6 +272,7 @@ pub(crate) fn on_release() {
 /// Before a send of `fds` (AF_UNIX's `wait_for_unix_gc()`): starts a collection when
 /// too many sockets are in flight, and makes a user with too many fds in flight wait
 /// for the running one before sending more sockets.
+#[inline]
 pub(crate) fn throttle(fds: Option<&Fds>) {
     let Some(gc) = gc() else {
         return;
@@ -277,9 +280,18 @@ pub(crate) fn throttle(fds: Option<&Fds>) {
     if gc.total.load(Ordering::Relaxed) > TRIGGER_GC && !gc.in_progress.load(Ordering::Relaxed) {
         schedule(gc);
     }
-    if !fds.is_some_and(|f| f.count_socks() != 0) {
-        return;
+    if let Some(fds) = fds {
+        if fds.count_socks() != 0 {
+            throttle_user(gc);
+        }
     }
+}
+
+/// The sender passes sockets: waits for a running collection if its user has too many
+/// fds in flight.
+#[cold]
+#[inline(never)]
+fn throttle_user(gc: ArcBorrow<'_, Gc>) {
     let uid = scm::current_cred().uid;
     if gc.state.lock().user_inflight(uid) < SANE_USER {
         return;

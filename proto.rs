@@ -835,6 +835,7 @@ fn pipe(flags: u32, sent: usize) -> Error {
 }
 
 /// `recvmsg()` of a stream socket (`unix_stream_read_generic()`).
+#[inline]
 pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
     if sk.state() != state::ESTABLISHED {
         return Err(EINVAL);
@@ -842,7 +843,7 @@ pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) ->
     if flags & msg::OOB != 0 {
         return recv_urg(sk, m, flags);
     }
-    stream_read(sk, &mut Sink::Msg(m), size, flags)
+    stream_read(sk, Sink::Msg(m), size, flags)
 }
 
 /// Where a stream read puts the data (AF_UNIX's `recv_actor`).
@@ -869,11 +870,11 @@ pub(crate) fn stream_splice_read(
         return Err(EINVAL);
     }
     let flags = if nonblock { msg::DONTWAIT } else { 0 };
-    stream_read(sk, &mut Sink::Pipe(pipe), len, flags)
+    stream_read(sk, Sink::Pipe(pipe), len, flags)
 }
 
 /// The stream read of `recvmsg` and `splice_read` (`unix_stream_read_generic()`).
-fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Result<usize> {
+fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result<usize> {
     let target = sk.rcvlowat(flags & msg::WAITALL != 0, size);
     let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
     let peek = flags & msg::PEEK != 0;
@@ -949,7 +950,6 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
                             None => !sk.rcvq_empty(),
                         }) || sk.err() != 0
                             || sk.shutdown() & shut::RCV != 0
-                            || sk.is_dead()
                     })
                 });
                 if crate::api::sock::signal_pending() {
@@ -983,9 +983,9 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
 
             let offset = s.consumed() + skip as u32;
             let want = (s.unread() as usize - skip).min(left);
-            let moved = match sink {
+            let moved = match &mut sink {
                 Sink::Msg(m) => {
-                    if copied == 0 {
+                    if copied == 0 && m.wants_name() {
                         m.set_name(s.sender_addr());
                     }
                     s.copy_to_msg(offset, m, want).map(|()| want)
@@ -1037,7 +1037,7 @@ fn stream_read(sk: &Sock, sink: &mut Sink<'_>, size: usize, flags: u32) -> Resul
         }
     }
     drop(io);
-    if let (false, Sink::Msg(m)) = (interrupted, sink) {
+    if let (false, Sink::Msg(m)) = (interrupted, &mut sink) {
         cmsg::scm_recv(sk, m, &scm, fds);
         // `SO_INQ`: after the other control messages, unless the read failed (a read
         // of 0 bytes reports too), as upstream's `(copied ?: err) >= 0`.
@@ -1068,6 +1068,8 @@ pub(crate) fn fdinfo_fds(sk: &Sock) -> u32 {
 /// byte, `EINVAL` without one or with `SO_OOBINLINE`. Unless peeking, the mark goes
 /// and the byte is consumed (its emptied skb is passed over by later reads). No
 /// control messages: its credentials and fds are not delivered.
+#[cold]
+#[inline(never)]
 fn recv_urg(sk: &Sock, m: &mut Msg, flags: u32) -> Result<usize> {
     let peek = flags & msg::PEEK != 0;
     let io = sk.io_lock();

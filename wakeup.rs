@@ -114,7 +114,11 @@ pub(crate) fn wait_on_sk(
     let mut slept = false;
     wq.wait_timeout(timeo, freezable, |timeo| {
         let _g = sk.lock();
-        if slept && !sk.is_dead() {
+        if slept {
+            // Released while sleeping (as AF_UNIX checks after `schedule_timeout`).
+            if sk.is_dead() {
+                return true;
+            }
             sk.set_waitdata(false);
         }
         let stop = done() || crate::api::sock::signal_pending() || timeo == 0;

@@ -1,8 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The socket errnos that `kernel::error::code` of 6.12 does not have.
+//! The socket errnos that `kernel::error::code` of 6.12 does not have, and an inlined
+//! `to_result`.
 
-use kernel::error::Error;
+use kernel::error::{Error, Result};
+
+/// `kernel::error::to_result`, inlined into the module (the kernel crate's is not
+/// `#[inline]`: from another crate, a call on every copy of the data path).
+#[inline]
+pub(crate) fn to_result(r: core::ffi::c_int) -> Result {
+    if r < 0 {
+        Err(Error::from_errno(r))
+    } else {
+        Ok(())
+    }
+}
 
 /// An errno number (positive, as in `<errno.h>`), turned into an [`Error`] with `into()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -67,6 +67,13 @@ impl Msg {
         }
     }
 
+    /// On receive: whether the caller gave a buffer for the sender's name
+    /// (`msg_name`).
+    pub(crate) fn wants_name(&self) -> bool {
+        // SAFETY: `self.0` is valid (type invariant).
+        unsafe { !(*self.0.as_ptr()).msg_name.is_null() }
+    }
+
     /// On receive: returns the sender's address, if the caller asked for one
     /// (`unix_copy_addr()`); an unnamed sender leaves the length at 0.
     pub(crate) fn set_name(&mut self, addr: Option<&Address>) {

@@ -13,6 +13,7 @@
 use crate::api::addr::{Address, UnixAddress};
 use crate::api::bindings;
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
+use crate::api::error::to_result;
 use crate::api::error::{Errno, EMSGSIZE};
 use crate::api::file::{FdList, Fds};
 pub(crate) use crate::api::msg::Msg;
@@ -22,7 +23,7 @@ use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicI64, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
-use kernel::error::{to_result, Error, Result};
+use kernel::error::{Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
@@ -710,8 +711,20 @@ impl Sock {
     ///
     /// Callers read their own socket during a call on it, or another socket under its
     /// state lock (which `sock_orphan` and `sock_graft` take).
+    #[inline]
     pub(crate) fn passcred(&self) -> bool {
-        self.socket_flag(sock_flag::PASSCRED) || self.socket_flag(sock_flag::PASSPIDFD)
+        self.socket_flags_any(&[sock_flag::PASSCRED, sock_flag::PASSPIDFD])
+    }
+
+    /// `SO_PASSCRED`, `SO_PASSPIDFD` or `SO_PASSSEC` is set (whether `SO_PASSSEC`
+    /// counts is [`Sock::passsec`]'s question), in one load of the flags.
+    #[inline]
+    pub(crate) fn passcred_or_sec(&self) -> bool {
+        self.socket_flags_any(&[
+            sock_flag::PASSCRED,
+            sock_flag::PASSPIDFD,
+            sock_flag::PASSSEC,
+        ])
     }
 
     /// `SO_PASSCRED` alone is set (an `SCM_CREDENTIALS` message on receive).
@@ -749,6 +762,19 @@ impl Sock {
         // the state lock; see `passcred`).
         let sock = unsafe { Socket::from_raw(sock) };
         sock.test_flag(nr)
+    }
+
+    /// Whether any of the flags `nrs` of the socket's `struct socket` is set (none
+    /// without one).
+    #[inline]
+    fn socket_flags_any(&self, nrs: &[u32]) -> bool {
+        let sock = self.raw_socket();
+        if sock.is_null() {
+            return false;
+        }
+        // SAFETY: As in `socket_flag`.
+        let sock = unsafe { Socket::from_raw(sock) };
+        sock.any_flag(nrs)
     }
 
     /// The mode of the inode of the socket's `struct socket`
@@ -1213,19 +1239,18 @@ impl Sock {
         usize::try_from(lowat).unwrap_or(1)
     }
 
-    /// Appends `skb` to the receive queue (counting its fds in `scm_fds:`).
+    /// Appends `skb` to the receive queue (counting its fds in `scm_fds:`), under the
+    /// queue's lock taken without disabling interrupts: no hard interrupt takes it (as
+    /// AF_UNIX's `unix_stream_connect`, which takes it so too).
     pub(crate) fn queue_tail(&self, skb: Skb) {
         let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
         if fds != 0 {
             self.nr_fds().fetch_add(fds, Ordering::Relaxed);
         }
-        // SAFETY: `self` is a live socket; the queue takes over the skb.
-        unsafe {
-            bindings::skb_queue_tail(
-                ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue),
-                skb.into_raw(),
-            )
-        };
+        let q = self.rcvq_lock();
+        // SAFETY: The queue's lock is held; the queue takes over the skb.
+        unsafe { bindings::afunix_skb_queue_tail_locked(self.rcvq_ptr(), skb.into_raw()) };
+        drop(q);
     }
 
     pub(super) fn oob_slot(&self) -> &AtomicPtr<bindings::sk_buff> {
@@ -1938,6 +1963,17 @@ impl Socket {
     fn test_flag(&self, nr: u32) -> bool {
         // SAFETY: `flags` of a live socket, changed only with atomic bit operations.
         unsafe { test_bit(nr, self.flags()) }
+    }
+
+    /// Whether any of the flags `nrs` (each below `BITS_PER_LONG`) is set, in one load.
+    fn any_flag(&self, nrs: &[u32]) -> bool {
+        let mask = nrs
+            .iter()
+            .fold(0usize, |m, &nr| m | 1usize.wrapping_shl(nr));
+        // SAFETY: As in `test_flag`; `unsigned long` is the size and alignment of
+        // `usize` in the kernel's ABIs.
+        let word = unsafe { AtomicUsize::from_ptr(self.flags().cast()) };
+        word.load(Ordering::Relaxed) & mask != 0
     }
 
     /// `set_bit(nr, &sock->flags)`.
