@@ -985,7 +985,9 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
             let want = (s.unread() as usize - skip).min(left);
             let moved = match &mut sink {
                 Sink::Msg(m) => {
-                    if copied == 0 && m.wants_name() {
+                    // For every skb read, as AF_UNIX (its "just once" is not): the
+                    // sender's address as it is now.
+                    if m.wants_name() {
                         m.set_name(s.sender_addr());
                     }
                     s.copy_to_msg(offset, m, want).map(|()| want)

@@ -275,20 +275,24 @@ impl core::ops::Deref for FdList {
 impl Drop for FdList {
     #[inline]
     fn drop(&mut self) {
-        self.put_all();
+        // SAFETY: This is the drop: the list is not used after.
+        unsafe { self.put_all() };
     }
 }
 
 impl FdList {
-    /// Puts the files and frees the list: the drop, out of line (only called there:
-    /// the list is not used after).
+    /// Puts the files and frees the list: the drop, out of line.
+    ///
+    /// # Safety
+    ///
+    /// Called once, from `drop`: `self` is not used after.
     #[cold]
     #[inline(never)]
-    fn put_all(&mut self) {
+    unsafe fn put_all(&mut self) {
         let n = self.len();
         // SAFETY: The list owns a reference to each of its first `count` files (type
         // invariant), put here in reverse order as `__scm_destroy()`; then the list,
-        // from kmalloc, is freed.
+        // from kmalloc, is freed (not used after: safety requirements).
         unsafe {
             for i in (0..n).rev() {
                 bindings::fput(self.file(i));

@@ -62,7 +62,7 @@ pub(crate) mod opt {
     pub(crate) const PASS_RIGHTS: u8 = 1;
     /// `SO_INQ` (upstream 6.17): `SCM_INQ` on every successful stream receive.
     pub(crate) const RECVMSG_INQ: u8 = 2;
-    /// Not an option: the socket is counted out of [`super::nr_socks`] and
+    /// Not an option: the socket is counted out of [`super::NR_SOCKS`] and
     /// `/proc/net/protocols` ([`super::Sock::count_out`]).
     pub(super) const COUNTED_OUT: u8 = 0x80;
 }
@@ -314,7 +314,8 @@ const _: () = assert!(core::mem::size_of::<SkbCb>() <= bindings::AFUNIX_SKB_CB_S
 /// [`Sock::init_unix`]), and its refcount is non-zero while a `&Sock` exists, except in
 /// the two hooks the core calls on a socket whose last reference is gone while its
 /// memory stays: `sk_destruct` and `sk_write_space` (from the destructor of an skb
-/// charged to it), and lock-free lookups (`hash.rs`'s `RcuSock`), which read it under
+/// charged to it), in `dec_ref` after the last reference went (to count the socket
+/// out), and lock-free lookups (`hash.rs`'s `RcuSock`), which read it under
 /// RCU and take a reference only with [`Sock::try_get`]. None of them takes a
 /// reference with `inc_ref`.
 #[repr(transparent)]

@@ -401,6 +401,7 @@ static int fdpass(int family, int nfds, int n, const char *fam)
 		fds[i] = STDERR_FILENO;
 	if (socketpair(family, SOCK_STREAM, 0, sv))
 		die("socketpair");
+	bench_mark();
 	t0 = now();
 	pid = fork();
 	if (pid < 0)
@@ -413,6 +414,7 @@ static int fdpass(int family, int nfds, int n, const char *fam)
 	for (i = 0; i < n; i++)
 		got += recv_close_fds(sv[0]);
 	t1 = now();
+	bench_mark();
 	waitpid(pid, NULL, 0);
 	if (got != n * nfds)
 		die("fds lost");
