@@ -252,6 +252,7 @@ void afunix___remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_en
 long afunix_file_count(struct file *file);
 struct file *afunix_get_file(struct file *file);
 struct scm_fp_list *afunix_fpl_alloc(void);
+void *afunix_addr_alloc(size_t size);
 unsigned long afunix_rlimit_nofile(void);
 void afunix_gc_lock_init(spinlock_t *gc_lock);
 void afunix_list_init(struct list_head *list);

@@ -584,6 +584,12 @@ struct scm_fp_list *afunix_fpl_alloc(void)
 	return kmalloc(sizeof(struct scm_fp_list), GFP_KERNEL_ACCOUNT);
 }
 
+/* A bound address, as unix_create_addr() allocates one (kfree'd by its last put). */
+void *afunix_addr_alloc(size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
 unsigned long afunix_rlimit_nofile(void)
 {
 	return rlimit(RLIMIT_NOFILE);

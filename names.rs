@@ -7,7 +7,7 @@
 
 #![deny(unsafe_code)]
 
-use crate::api::addr::{Address, Name, SunAddr, UnixAddress, PATH_OFFSET};
+use crate::api::addr::{Name, SunAddr, UnixAddress, PATH_OFFSET};
 use crate::api::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
 use crate::api::sock::Sock;
 use crate::autobind::autobind;
@@ -33,7 +33,8 @@ pub(crate) fn rust_afunix_bind(sk: &Sock, sun: &SunAddr) -> Result {
         return autobind(sk);
     }
     let name = sun.validate()?;
-    let addr = Address::of(&name);
+    // Allocated before any lock.
+    let addr = UnixAddress::of(&name)?;
     match name {
         Name::Path(_) => bind_bsd(sk, addr),
         Name::Abstract(_) => bind_abstract(sk, addr),
@@ -41,9 +42,7 @@ pub(crate) fn rust_afunix_bind(sk: &Sock, sun: &SunAddr) -> Result {
 }
 
 /// Binds an abstract name: `EADDRINUSE` if a socket of the same type has it.
-fn bind_abstract(sk: &Sock, addr: Address) -> Result {
-    // Allocated before any lock.
-    let addr = UnixAddress::new(addr)?;
+fn bind_abstract(sk: &Sock, addr: ARef<UnixAddress>) -> Result {
     let _b = sk.bind_lock()?;
     if sk.has_addr() {
         return Err(EINVAL);
@@ -60,8 +59,7 @@ fn bind_abstract(sk: &Sock, addr: Address) -> Result {
 
 /// Binds a pathname: creates the socket inode, then publishes the socket in its netns
 /// table and the global one. The inode is removed again if the bind fails after.
-fn bind_bsd(sk: &Sock, addr: Address) -> Result {
-    let addr = UnixAddress::new(addr)?;
+fn bind_bsd(sk: &Sock, addr: ARef<UnixAddress>) -> Result {
     let inode = NewSocketInode::create(sk, &addr).map_err(|e| {
         if e == EEXIST {
             EADDRINUSE.into()

@@ -21,7 +21,7 @@ use kernel::str::CStr;
 fn c_path(addr: &Address) -> Result<&CStr> {
     let name = addr.name();
     match (name.first(), name.last()) {
-        // A pathname address ends at its first NUL (`Address::of`).
+        // A pathname address ends at its first NUL (`UnixAddress::of`).
         (Some(&f), Some(0)) if f != 0 => CStr::from_bytes_with_nul(name).map_err(|_| EINVAL),
         _ => Err(EINVAL),
     }

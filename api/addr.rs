@@ -12,8 +12,10 @@ use crate::api::bindings;
 use core::mem::offset_of;
 use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
-use kernel::alloc::{flags::GFP_KERNEL, KBox};
-use kernel::error::{code::EINVAL, Result};
+use kernel::error::{
+    code::{EINVAL, ENOMEM},
+    Result,
+};
 use kernel::str::CStr;
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
 
@@ -118,10 +120,10 @@ impl Address {
         }
     }
 
-    /// The address of a validated name: all bytes of an abstract name; a pathname with
-    /// its terminating NUL (`strlen + 3` bytes in all, as `unix_mkname_bsd()`).
-    pub(crate) fn of(name: &Name<'_>) -> Address {
-        let mut a = Address::with_family();
+    /// Sets the name to a validated one: all bytes of an abstract name; a pathname
+    /// with its terminating NUL (`strlen + 3` bytes in all, as `unix_mkname_bsd()`).
+    /// The bytes past it must be zero (as [`Address::with_family`] leaves them).
+    fn set_name(&mut self, name: &Name<'_>) {
         let (src, extra) = match name {
             Name::Abstract(n) => (*n, 0),
             Name::Path(p) => (p.as_bytes(), 1),
@@ -129,9 +131,8 @@ impl Address {
         // `src` is at most `SUN_LEN - PATH_OFFSET` bytes (`validate`), so the name and
         // a NUL fit.
         let n = src.len().min(SUN_LEN - PATH_OFFSET);
-        a.bytes[PATH_OFFSET..PATH_OFFSET + n].copy_from_slice(&src[..n]);
-        a.len = (PATH_OFFSET + n + extra) as i32;
-        a
+        self.bytes[PATH_OFFSET..PATH_OFFSET + n].copy_from_slice(&src[..n]);
+        self.len = (PATH_OFFSET + n + extra) as i32;
     }
 
     /// An autobind address, `"\0%05x"` of `num` (its low 20 bits).
@@ -187,7 +188,8 @@ impl Address {
 ///
 /// # Invariants
 ///
-/// Allocated by [`UnixAddress::new`] (a `KBox`) and freed when `refcnt` drops to zero.
+/// Allocated by [`UnixAddress::alloc`] (`kmalloc`) and freed (`kfree`) when `refcnt`
+/// drops to zero.
 #[repr(C)]
 pub(crate) struct UnixAddress {
     refcnt: Opaque<kernel::bindings::refcount_t>,
@@ -213,9 +215,30 @@ unsafe impl Send for UnixAddress {}
 unsafe impl Sync for UnixAddress {}
 
 impl UnixAddress {
-    /// A new address holding `addr`, with one reference.
-    pub(crate) fn new(addr: Address) -> Result<ARef<UnixAddress>> {
-        Ok(UniqueAddress::new(addr)?.into_shared())
+    /// Allocates an address (`GFP_KERNEL`: before any lock), with one reference, the
+    /// family and zeroes, then `init` sets it.
+    fn alloc(init: impl FnOnce(&mut Address)) -> Result<NonNull<UnixAddress>> {
+        // SAFETY: No requirements.
+        let p = unsafe { bindings::afunix_addr_alloc(core::mem::size_of::<UnixAddress>()) };
+        let p = NonNull::new(p.cast::<UnixAddress>()).ok_or(ENOMEM)?;
+        // SAFETY: `p` is a new allocation of the size of `UnixAddress`, aligned for it
+        // (kmalloc aligns to at least 8 bytes); each field is written before the `&mut`
+        // that `init` gets is made.
+        unsafe {
+            let u = p.as_ptr();
+            // `REFCOUNT_INIT` has no requirements.
+            ptr::addr_of_mut!((*u).refcnt).write(Opaque::new(kernel::bindings::REFCOUNT_INIT(1)));
+            ptr::addr_of_mut!((*u).addr).write(Address::with_family());
+            init(&mut (*u).addr);
+        }
+        Ok(p)
+    }
+
+    /// A new address of the validated name `name`, with one reference.
+    pub(crate) fn of(name: &Name<'_>) -> Result<ARef<UnixAddress>> {
+        let p = Self::alloc(|a| a.set_name(name))?;
+        // SAFETY: `alloc` gave the one reference, which moves into the `ARef`.
+        Ok(unsafe { ARef::from_raw(p) })
     }
 }
 
@@ -238,36 +261,41 @@ unsafe impl AlwaysRefCounted for UnixAddress {
     unsafe fn dec_ref(obj: NonNull<Self>) {
         // SAFETY: The caller owns a reference, which it gives up here.
         if unsafe { kernel::bindings::refcount_dec_and_test((*obj.as_ptr()).refcnt.get()) } {
-            // SAFETY: The last reference is gone: the box of `new` is ours again.
-            drop(unsafe { KBox::from_raw(obj.as_ptr()) });
+            // SAFETY: The last reference is gone: the allocation of `alloc` is freed.
+            unsafe { bindings::kfree(obj.as_ptr().cast()) };
         }
     }
 }
 
 /// A new [`UnixAddress`] not shared yet: its address may still change (autobind tries
 /// names in it).
-pub(crate) struct UniqueAddress(KBox<UnixAddress>);
+///
+/// # Invariants
+///
+/// `self.0` is an allocation of [`UnixAddress::alloc`] with one reference, owned here.
+pub(crate) struct UniqueAddress(NonNull<UnixAddress>);
 
 impl UniqueAddress {
     /// Allocates an address holding `addr` (`GFP_KERNEL`: before any lock).
     pub(crate) fn new(addr: Address) -> Result<UniqueAddress> {
-        let b = KBox::new(
-            UnixAddress {
-                // SAFETY: `REFCOUNT_INIT` has no requirements.
-                refcnt: Opaque::new(unsafe { kernel::bindings::REFCOUNT_INIT(1) }),
-                addr,
-            },
-            GFP_KERNEL,
-        )?;
-        Ok(UniqueAddress(b))
+        // INVARIANT: A new allocation, with one reference.
+        Ok(UniqueAddress(UnixAddress::alloc(|a| *a = addr)?))
     }
 
     /// Shares the address, with the one reference it has.
     pub(crate) fn into_shared(self) -> ARef<UnixAddress> {
-        let p = KBox::into_raw(self.0);
-        // SAFETY: The box has a refcount of 1 (`new`), which moves into the `ARef`;
-        // `dec_ref` frees it as a `KBox`.
-        unsafe { ARef::from_raw(NonNull::new_unchecked(p)) }
+        let p = self.0;
+        core::mem::forget(self);
+        // SAFETY: The allocation has a refcount of 1 (type invariant), which moves into
+        // the `ARef`; `dec_ref` frees it.
+        unsafe { ARef::from_raw(p) }
+    }
+}
+
+impl Drop for UniqueAddress {
+    fn drop(&mut self) {
+        // SAFETY: Never shared (type invariant): the allocation is freed here.
+        unsafe { bindings::kfree(self.0.as_ptr().cast()) };
     }
 }
 
@@ -275,13 +303,15 @@ impl Deref for UniqueAddress {
     type Target = Address;
 
     fn deref(&self) -> &Address {
-        &self.0.addr
+        // SAFETY: Valid and owned here (type invariant).
+        unsafe { &(*self.0.as_ptr()).addr }
     }
 }
 
 impl DerefMut for UniqueAddress {
     fn deref_mut(&mut self) -> &mut Address {
-        &mut self.0.addr
+        // SAFETY: Valid and owned here, not shared (type invariant).
+        unsafe { &mut (*self.0.as_ptr()).addr }
     }
 }
 
