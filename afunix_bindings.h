@@ -141,6 +141,7 @@ int afunix_mutex_lock_interruptible(struct mutex *lock);
 void afunix_spin_unlock(spinlock_t *lock);
 void afunix_sock_hold(struct sock *sk);
 bool afunix_sock_refcnt_dec_and_test(struct sock *sk);
+unsigned int afunix_sock_refcnt(struct sock *sk);
 void afunix_sock_orphan(struct sock *sk);
 struct task_struct *afunix_current_task(void);
 struct pid *afunix_current_tgid(void);

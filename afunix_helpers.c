@@ -78,6 +78,11 @@ bool afunix_sock_refcnt_dec_and_test(struct sock *sk)
 	return refcount_dec_and_test(&sk->sk_refcnt);
 }
 
+unsigned int afunix_sock_refcnt(struct sock *sk)
+{
+	return refcount_read(&sk->sk_refcnt);
+}
+
 void afunix_sock_orphan(struct sock *sk)
 {
 	sock_orphan(sk);

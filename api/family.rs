@@ -155,6 +155,7 @@ impl<F: FamilyOps> Adapter<F> {
         // reference.
         let s = unsafe { SpaceSock::new(Sock::from_raw(sk)) };
         F::write_space(&s);
+        s.count_out_if_last();
     }
 }
 

@@ -631,8 +631,9 @@ impl Sock {
 
     /// Counts the socket out of [`NR_SOCKS`] and `/proc/net/protocols` (undoes the
     /// `+1`s of the protocol's [`nr_socks_inc`] and of `Sock::alloc`/`alloc_embryo`),
-    /// once: at its last reference when its destructor follows at once, otherwise in
-    /// the destructor.
+    /// once, when AF_UNIX's destructor would run: at its last reference, or at the
+    /// free of the last skb charged to it after that ([`SpaceSock::count_out_if_last`]),
+    /// else (a free the module does not see) in the destructor.
     fn count_out(&self) {
         // SAFETY: `self` is a socket of this family, a `UnixSock`, whose memory is valid.
         let opts = unsafe { &(*self.unix()).opts };
@@ -1552,6 +1553,18 @@ impl<'a> SpaceSock<'a> {
         self.0
     }
 
+    /// After the protocol's hook, in `sock_wfree` (which keeps one byte of the skb
+    /// charged across the hook): when the socket's last reference is gone and that byte
+    /// is all that is charged, the core frees the socket as the hook returns, so it is
+    /// counted out now ([`Sock::count_out`]), where AF_UNIX's destructor counts it.
+    pub(super) fn count_out_if_last(&self) {
+        // SAFETY: The memory of the socket is valid for the hook (type invariant).
+        let refs = unsafe { bindings::afunix_sock_refcnt(self.0.as_ptr()) };
+        if refs == 0 && self.0.wmem_alloc() == 1 {
+            self.0.count_out();
+        }
+    }
+
     /// `READ_ONCE(sk->sk_state)`.
     pub(crate) fn state(&self) -> u8 {
         self.0.state()
@@ -2333,7 +2346,9 @@ unsafe extern "C" fn skb_wfree<D: SkbDestructor>(skb: *mut bindings::sk_buff) {
     let fds = unsafe {
         let cb = SkbView::from_raw(skb).cb();
         let pid = core::mem::replace(&mut (*cb).pid, ptr::null_mut());
-        bindings::put_pid(pid);
+        if !pid.is_null() {
+            bindings::put_pid(pid);
+        }
         let fp = core::mem::replace(&mut (*cb).fp, ptr::null_mut());
         // SAFETY: A non-NULL `fp` is a list in flight that the skb owned.
         NonNull::new(fp).map(|fp| (FdList::from_raw(fp), Kuid((*cb).fp_uid.val)))

@@ -5,6 +5,7 @@
  * oracle itself; the `rust_afunix` variant must match it).
  */
 #include "common.h"
+#include <stddef.h>
 
 #include "kselftest_harness.h"
 
@@ -509,6 +510,56 @@ TEST_F(basics, poll_masks)
 		EXPECT_EQ(want, revents(fd, all));
 		close(fd);
 	}
+}
+
+/*
+ * The family's count in /proc/net/protocols goes down when close() returns, as
+ * AF_UNIX's (its destructor runs in the close): a socket pair of each type, also with
+ * the first closed while its skb waits in the other's queue (it goes with that skb),
+ * an unbound socket, and a listener with a queued embryo, in a netns of the test's
+ * own. (The module frees the memory a grace period later; the count does not wait.)
+ */
+TEST_F(basics, counted_at_close)
+{
+	struct sockaddr_un sun = { .sun_family = self->family };
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + 5;
+	int l, c;
+	size_t i;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	ASSERT_EQ(0, sockets_left(variant->ours));
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		ASSERT_EQ(0, socketpair(self->family, types[i], 0, self->sv));
+		EXPECT_EQ(2, sockets_left(variant->ours));
+		close_pair(self->sv);
+		EXPECT_EQ(0, sockets_left(variant->ours)) TH_LOG("type %d", types[i]);
+		/* the sender closed first, its skb still queued on the other end */
+		ASSERT_EQ(0, socketpair(self->family, types[i], 0, self->sv));
+		ASSERT_EQ(1, write(self->sv[0], "x", 1));
+		close(self->sv[0]);
+		self->sv[0] = -1;
+		EXPECT_EQ(2, sockets_left(variant->ours));
+		close_pair(self->sv);
+		EXPECT_EQ(0, sockets_left(variant->ours)) TH_LOG("type %d, data", types[i]);
+	}
+	c = socket(self->family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(1, sockets_left(variant->ours));
+	close(c);
+	EXPECT_EQ(0, sockets_left(variant->ours));
+
+	memcpy(sun.sun_path, "\0cnt", 4);
+	l = socket(self->family, SOCK_STREAM, 0);
+	ASSERT_LE(0, l);
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)&sun, len));
+	ASSERT_EQ(0, listen(l, 4));
+	c = socket(self->family, SOCK_STREAM, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&sun, len));
+	EXPECT_EQ(3, sockets_left(variant->ours));
+	close(c);
+	close(l);
+	EXPECT_EQ(0, sockets_left(variant->ours));
 }
 
 TEST_HARNESS_MAIN
