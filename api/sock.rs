@@ -13,8 +13,7 @@
 use crate::api::addr::{Address, UnixAddress};
 use crate::api::bindings;
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
-use crate::api::error::to_result;
-use crate::api::error::{Errno, EMSGSIZE};
+use crate::api::error::{to_result, Errno, EMSGSIZE};
 use crate::api::file::{FdList, Fds};
 pub(crate) use crate::api::msg::Msg;
 use crate::api::sync::SpinGuard;
@@ -755,6 +754,13 @@ impl Sock {
 
     /// `test_bit(nr, &sk->sk_socket->flags)`, false without a `struct socket`.
     fn socket_flag(&self, nr: u32) -> bool {
+        self.socket_flags_any(&[nr])
+    }
+
+    /// Whether any of the flags `nrs` of the socket's `struct socket` is set (none
+    /// without one), in one load.
+    #[inline]
+    fn socket_flags_any(&self, nrs: &[u32]) -> bool {
         let sock = self.raw_socket();
         if sock.is_null() {
             return false;
@@ -762,19 +768,6 @@ impl Sock {
         // SAFETY: A non-NULL `sk_socket` is the socket's `struct socket`, of this
         // family, which holds it until release (`sock_orphan` clears the field under
         // the state lock; see `passcred`).
-        let sock = unsafe { Socket::from_raw(sock) };
-        sock.test_flag(nr)
-    }
-
-    /// Whether any of the flags `nrs` of the socket's `struct socket` is set (none
-    /// without one).
-    #[inline]
-    fn socket_flags_any(&self, nrs: &[u32]) -> bool {
-        let sock = self.raw_socket();
-        if sock.is_null() {
-            return false;
-        }
-        // SAFETY: As in `socket_flag`.
         let sock = unsafe { Socket::from_raw(sock) };
         sock.any_flag(nrs)
     }
