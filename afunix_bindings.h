@@ -259,6 +259,7 @@ void afunix_gc_lock_init(spinlock_t *gc_lock);
 void afunix_list_init(struct list_head *list);
 void afunix_list_add_tail(struct list_head *entry, struct list_head *head);
 void afunix_list_del(struct list_head *entry);
+void afunix_list_move(struct list_head *entry, struct list_head *head);
 void afunix_skb_queue_head_init(struct sk_buff_head *list);
 void afunix_skb_queue_splice_tail_init(struct sk_buff_head *list, struct sk_buff_head *head);
 struct sk_buff *afunix_skb_dequeue_unlocked(struct sk_buff_head *list);

@@ -622,6 +622,11 @@ void afunix_list_del(struct list_head *entry)
 	list_del(entry);
 }
 
+void afunix_list_move(struct list_head *entry, struct list_head *head)
+{
+	list_move(entry, head);
+}
+
 /* The collector's hit list: skb queue inlines, used under the queues' locks. */
 void afunix_skb_queue_head_init(struct sk_buff_head *list)
 {

@@ -18,6 +18,8 @@
 //!    holds no fds (a *leaf*: most sockets in flight, say the ones a program keeps
 //!    parked in a queue) is left out: it reaches no other socket, so it cannot make
 //!    one reachable, and when it is garbage it dies with the queue that holds it.
+//!    The candidates move to the front of the list, where the later steps find them
+//!    without walking the leaves again.
 //! 2. Each candidate's queue (a listener's: its embryos') is walked once under its
 //!    queue lock, and every reference to another candidate is recorded as an edge and
 //!    counted as *internal* to the child.
@@ -84,12 +86,19 @@ const TRIGGER_GC: usize = 16000;
 /// sockets (AF_UNIX's `UNIX_INFLIGHT_SANE_USER`).
 const SANE_USER: usize = SCM_MAX_FD * 8;
 
+/// Users whose count of fds in flight fell to zero and whose entry is kept, so that
+/// a user who sends one fd at a time does not allocate and free an entry per message.
+const IDLE_USERS: usize = 16;
+
 /// What the collector's lock protects.
 pub(crate) struct GcState {
     /// The sockets in flight and their counts.
     list: InflightList,
-    /// Fds in flight on this family, per sending user (by kuid).
+    /// Fds in flight on this family, per sending user (by kuid); up to [`IDLE_USERS`]
+    /// entries are zero.
     users: RBTree<u32, usize>,
+    /// Entries of `users` that are zero.
+    idle: usize,
     /// Sockets on `list`.
     nsocks: usize,
     /// References to sockets' files in flight (the sum of their `inflight`).
@@ -100,13 +109,29 @@ impl GcState {
     /// Counts `fds`, sent by `uid`, as in flight; `node` is the user's entry if it has
     /// none yet (allocated before the lock).
     fn account(&mut self, fds: &Fds, uid: Kuid, node: RBTreeNodeReservation<u32, usize>) {
-        self.account_socks(fds);
-        match self.users.get_mut(&uid.0) {
-            Some(n) => *n += fds.len(),
-            None => {
-                self.users.insert(node.into_node(uid.0, fds.len()));
-            }
+        if !self.account_user(fds, uid, u64::MAX) {
+            self.users.insert(node.into_node(uid.0, fds.len()));
+            self.account_socks(fds);
         }
+    }
+
+    /// Counts `fds`, sent by `uid`, as in flight if the user has an entry and no more
+    /// than `limit` fds in flight; `false` (nothing counted) if not.
+    #[inline]
+    fn account_user(&mut self, fds: &Fds, uid: Kuid, limit: u64) -> bool {
+        let Some(n) = self.users.get_mut(&uid.0) else {
+            return false;
+        };
+        if *n as u64 > limit {
+            return false;
+        }
+        let was_idle = *n == 0;
+        *n += fds.len();
+        if was_idle {
+            self.idle = self.idle.saturating_sub(1);
+        }
+        self.account_socks(fds);
+        true
     }
 
     /// Counts the sockets of this family among `fds` as in flight.
@@ -136,9 +161,16 @@ impl GcState {
             self.total = self.total.saturating_sub(1);
         }
         if let Some(n) = self.users.get_mut(&uid.0) {
+            if *n == 0 {
+                return;
+            }
             *n = n.saturating_sub(fds.len());
             if *n == 0 {
-                self.users.remove(&uid.0);
+                if self.idle < IDLE_USERS {
+                    self.idle += 1;
+                } else {
+                    self.users.remove(&uid.0);
+                }
             }
         }
     }
@@ -215,6 +247,7 @@ impl GcHandle {
         let state = GcState {
             list: InflightList::new()?,
             users: RBTree::new(),
+            idle: 0,
             nsocks: 0,
             total: 0,
         };
@@ -308,19 +341,15 @@ pub(crate) fn attach(skb: &mut Skb, fds: FdList) -> Result {
     let gc = gc().ok_or(EINVAL)?;
     let uid = scm::current_cred().uid;
     let limit = scm::rlimit_nofile();
-    // The common case, in one lock: the user has fds in flight already, under its
-    // limit (no allocation, no capability check).
+    // The common case, in one lock: the user has an entry (fds in flight, or one of
+    // the idle entries kept), under its limit (no allocation, no capability check).
     {
         let mut g = gc.state.lock();
-        if let Some(n) = g.users.get_mut(&uid.0) {
-            if *n as u64 <= limit {
-                *n += fds.len();
-                g.account_socks(&fds);
-                gc.total.store(g.total, Ordering::Relaxed);
-                drop(g);
-                skb.set_fds(fds, uid);
-                return Ok(());
-            }
+        if g.account_user(&fds, uid, limit) {
+            gc.total.store(g.total, Ordering::Relaxed);
+            drop(g);
+            skb.set_fds(fds, uid);
+            return Ok(());
         }
     }
     // Over the limit (the capability check may sleep: not under the lock), or the
@@ -419,13 +448,13 @@ impl Gc {
             let Ok(hit) = SkbList::new() else {
                 return;
             };
-            let g = self.state.lock();
+            let mut g = self.state.lock();
             if g.nsocks > n || g.total > e {
                 n = g.nsocks;
                 e = g.total;
                 continue;
             }
-            analyse(&g.list, &mut s.cands, &mut s.edges, &mut s.work, &hit);
+            analyse(&mut g.list, &mut s.cands, &mut s.edges, &mut s.work, &hit);
             drop(g);
             // Frees the garbage's skbs: their fds leave flight and their files are put.
             drop(hit);
@@ -438,19 +467,22 @@ impl Gc {
 /// (`list`); the vectors have room for every socket in flight and every reference in
 /// flight. The queues of the garbage are moved to `hit`.
 fn analyse(
-    list: &InflightList,
+    list: &mut InflightList,
     cands: &mut KVVec<Cand>,
     edges: &mut KVVec<(u32, u32)>,
     work: &mut KVVec<u32>,
     hit: &SkbList,
 ) {
-    // 1. The candidates: no reference outside flight, and fds in the queue (a
-    // listener's count walks its queue: such a socket is taken as it is).
-    for sk in list.iter() {
+    // 1. The candidates: fds in the queue (a listener's count walks its queue: such a
+    // socket is taken as it is), and no reference outside flight. The queue's count is
+    // in the socket, the file's count two pointers away: a leaf is told first. The
+    // candidates move to the front of the list, so that the later steps walk only
+    // them, not the leaves.
+    let ncands = list.pick_front(|list, sk| {
         let inflight = list.inflight(sk);
-        if list.file_refs(sk) != inflight || (sk.state() != LISTEN && sk.queued_fds() == 0) {
+        if (sk.state() != LISTEN && sk.queued_fds() == 0) || list.file_refs(sk) != inflight {
             list.set_index(sk, NOT_CANDIDATE);
-            continue;
+            return false;
         }
         let c = Cand {
             inflight: u32::try_from(inflight).unwrap_or(u32::MAX),
@@ -460,12 +492,15 @@ fn analyse(
         let i = cands.len() as u32;
         if cands.push(c, GFP_NOWAIT).is_ok() {
             list.set_index(sk, i);
+            true
         } else {
             list.set_index(sk, NOT_CANDIDATE);
+            false
         }
-    }
+    });
+    let list: &InflightList = list;
     // 2. The references between candidates, from their queues.
-    for sk in list.iter() {
+    for sk in list.iter().take(ncands) {
         let from = list.index(sk);
         // Only candidates, whose queues hold fds (the count may be stale high after a
         // purge, never low for a queued skb: it is raised before the skb is queued).
@@ -522,7 +557,7 @@ fn analyse(
         return;
     }
     // 4. The rest is garbage: its queues go to the hit list.
-    for sk in list.iter() {
+    for sk in list.iter().take(ncands) {
         let i = list.index(sk);
         if cands.get(i as usize).is_some_and(|c| !c.reachable) {
             sk.splice_queues(list, hit);

@@ -9,7 +9,7 @@
 //! anything here looks at it.
 
 use crate::api::bindings;
-use core::mem::offset_of;
+use core::mem::{offset_of, MaybeUninit};
 use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
 use kernel::error::{
@@ -37,13 +37,18 @@ pub(crate) const AUTOBIND_LEN: usize = PATH_OFFSET + 6;
 /// A `struct sockaddr_un` as passed in (at most [`SUN_LEN`] bytes of it), with the
 /// length the caller gave.
 ///
+/// Only what the caller passed is copied, and one zero byte after it (no zeroing of
+/// the whole structure: this is built on every bind, connect and `sendto`).
+///
 /// # Invariants
 ///
-/// The bytes past the first `min(len, SUN_LEN)` are zero, so a pathname ends in a NUL
-/// within `bytes` even when the caller filled all of `sun_path` (the place where
+/// With `n = min(len, SUN_LEN)`, the first `max(n + 1, 2)` bytes of `bytes` are
+/// initialised: the caller's `n` bytes, then a zero byte at `n` (and `sun_family` is
+/// zero when the caller passed fewer than two bytes), so a pathname ends in a NUL
+/// within them even when the caller filled all of `sun_path` (the place where
 /// `unix_mkname_bsd()` writes its NUL, in the core's `struct sockaddr_storage`).
 pub(crate) struct SunAddr {
-    bytes: [u8; SUN_LEN + 1],
+    bytes: [MaybeUninit<u8>; SUN_LEN + 1],
     len: usize,
 }
 
@@ -61,9 +66,18 @@ impl SunAddr {
         self.len
     }
 
+    /// The initialised bytes: the caller's, then a zero byte (at least two bytes).
+    fn bytes(&self) -> &[u8] {
+        let init = (self.len.min(SUN_LEN) + 1).max(PATH_OFFSET);
+        // SAFETY: The first `init` bytes are initialised (type invariant), and
+        // `init <= SUN_LEN + 1`, the array's length.
+        unsafe { &*(&self.bytes[..init] as *const [MaybeUninit<u8>] as *const [u8]) }
+    }
+
     /// `sun_family` (zero when the caller passed fewer than two bytes).
     pub(crate) fn family(&self) -> u16 {
-        u16::from_ne_bytes([self.bytes[0], self.bytes[1]])
+        let b = self.bytes();
+        u16::from_ne_bytes([b[0], b[1]])
     }
 
     /// Whether `sun_family` names this family: `AF_UNIX` or the module's number.
@@ -77,13 +91,14 @@ impl SunAddr {
         if self.len <= PATH_OFFSET || self.len > SUN_LEN || !self.family_ok() {
             return Err(EINVAL);
         }
-        let path = &self.bytes[PATH_OFFSET..self.len];
+        let bytes = self.bytes();
+        let path = &bytes[PATH_OFFSET..self.len];
         if path[0] == 0 {
             return Ok(Name::Abstract(path));
         }
-        // `unix_mkname_bsd()`: the name ends at the first NUL, or at `len`, where the
-        // bytes are zero (type invariant).
-        let with_nul = &self.bytes[PATH_OFFSET..];
+        // `unix_mkname_bsd()`: the name ends at the first NUL, or at `len`, where a
+        // zero byte follows the caller's (type invariant).
+        let with_nul = &bytes[PATH_OFFSET..];
         let Some(end) = with_nul.iter().position(|&b| b == 0) else {
             return Err(EINVAL);
         };
@@ -323,13 +338,20 @@ impl DerefMut for UniqueAddress {
 pub(crate) unsafe fn sun_addr_from_raw(ptr: *const u8, len: usize) -> SunAddr {
     // Built in place (in the caller's return slot), then filled.
     let mut sun = SunAddr {
-        bytes: [0u8; SUN_LEN + 1],
+        bytes: [MaybeUninit::uninit(); SUN_LEN + 1],
         len,
     };
     let n = len.min(SUN_LEN);
-    // SAFETY: `ptr` has `n` readable bytes (safety requirements).
-    // INVARIANT: The bytes past `n` stay zero.
-    unsafe { ptr::copy_nonoverlapping(ptr, sun.bytes.as_mut_ptr(), n) };
+    let dst = sun.bytes.as_mut_ptr().cast::<u8>();
+    // SAFETY: `ptr` has `n` readable bytes (safety requirements); `dst` has
+    // `SUN_LEN + 1` writable bytes, and `n <= SUN_LEN`.
+    // INVARIANT: `sun_family` is zeroed first (for `n < 2`), then the caller's `n`
+    // bytes and a zero byte at `n` are written: `max(n + 1, 2)` bytes in all.
+    unsafe {
+        dst.cast::<[u8; PATH_OFFSET]>().write([0; PATH_OFFSET]);
+        ptr::copy_nonoverlapping(ptr, dst, n);
+        dst.add(n).write(0);
+    }
     sun
 }
 

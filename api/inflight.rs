@@ -153,14 +153,53 @@ impl InflightList {
                 return None;
             }
             // SAFETY: `pos` is the `gc_link` of a socket in flight (type invariant),
-            // alive while the lock (`&self`) is held. CAST: `container_of`.
+            // alive while the lock (`&self`) is held.
             unsafe {
-                let off = core::mem::offset_of!(UnixSock, gc_link);
-                let u = pos.cast::<u8>().sub(off).cast::<UnixSock>();
+                let sk = Self::sock_of(pos);
                 pos = (*pos).next;
-                Some(Sock::from_raw(ptr::addr_of_mut!((*u).unix.sk)))
+                Some(sk)
             }
         })
+    }
+
+    /// The socket whose `gc_link` is `pos`.
+    ///
+    /// # Safety
+    ///
+    /// `pos` is the `gc_link` of a socket in flight, and the lock is held for `'a`.
+    unsafe fn sock_of<'a>(pos: *mut bindings::list_head) -> &'a Sock {
+        let off = core::mem::offset_of!(UnixSock, gc_link);
+        // SAFETY: CAST: `container_of` of a `gc_link` (safety requirements); the socket
+        // is alive while the lock is held.
+        unsafe {
+            let u = pos.cast::<u8>().sub(off).cast::<UnixSock>();
+            Sock::from_raw(ptr::addr_of_mut!((*u).unix.sk))
+        }
+    }
+
+    /// Walks the list once and moves the sockets that `pick` chooses to its front
+    /// (the first of [`InflightList::iter`]); returns how many it chose. `pick` gets
+    /// the list, to read and set the per-socket fields.
+    pub(crate) fn pick_front(&mut self, mut pick: impl FnMut(&InflightList, &Sock) -> bool) -> usize {
+        let this: &InflightList = self;
+        let head = this.head.get();
+        let mut picked = 0;
+        // SAFETY: The list is initialised (type invariant); the lock is held (`&mut
+        // self`: no other walk is running).
+        let mut pos = unsafe { (*head).next };
+        while pos != head {
+            // SAFETY: `pos` is the `gc_link` of a socket in flight (type invariant);
+            // its successor is read before it moves.
+            let (next, sk) = unsafe { ((*pos).next, Self::sock_of(pos)) };
+            if pick(this, sk) {
+                // SAFETY: `pos` is on the list whose head is `head`; the lock is held.
+                // Moved to the front, it is behind the walk, which goes on at `next`.
+                unsafe { bindings::afunix_list_move(pos, head) };
+                picked += 1;
+            }
+            pos = next;
+        }
+        picked
     }
 }
 
