@@ -177,6 +177,11 @@ bool afunix_errq_empty(struct sock *sk);
 struct sk_buff *afunix_rcvq_peek(struct sock *sk);
 struct sk_buff *afunix_rcvq_peek_next(struct sock *sk, struct sk_buff *skb);
 struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk);
+unsigned int afunix_skb_tailroom(const struct sk_buff *skb);
+int afunix_skb_cloned(const struct sk_buff *skb);
+void afunix_skb_put_data(struct sk_buff *skb, const void *data, unsigned int len);
+unsigned char *afunix_skb_tail_pointer(const struct sk_buff *skb);
+bool afunix_copy_from_iter_full(void *addr, size_t bytes, struct iov_iter *i);
 unsigned int afunix_rcvq_len(struct sock *sk);
 bool afunix_signal_pending(void);
 void afunix_sigpipe(void);
@@ -195,7 +200,7 @@ int rust_afunix_net_init(struct net *net, void **slot);
 void rust_afunix_net_exit(struct net *net, void **slot);
 /* The sysctls: max_dgram_qlen, abstract_buckets, pathname_buckets (in this order). */
 enum {
-	AFUNIX_SYSCTLS = 2,
+	AFUNIX_SYSCTLS = 3,
 };
 extern const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS];
 struct proc_dir_entry *afunix_proc_create(struct net *net, const struct seq_operations *ops,

@@ -88,4 +88,12 @@ const struct ctl_table afunix_sysctl_template[AFUNIX_SYSCTLS] = {
 		.mode = 0444,
 		.proc_handler = proc_dointvec,
 	},
+	{
+		.procname = "stream_coalesce",
+		.maxlen = sizeof(int),
+		.mode = 0644,
+		.proc_handler = proc_dointvec_minmax,
+		.extra1 = SYSCTL_ZERO,
+		.extra2 = SYSCTL_ONE,
+	},
 };

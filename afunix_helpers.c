@@ -260,6 +260,32 @@ struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk)
 	return skb_peek_tail(&sk->sk_receive_queue);
 }
 
+/* A stream write appended to the tail skb (net.rust_afunix.stream_coalesce). */
+unsigned int afunix_skb_tailroom(const struct sk_buff *skb)
+{
+	return skb_tailroom(skb);
+}
+
+int afunix_skb_cloned(const struct sk_buff *skb)
+{
+	return skb_cloned(skb);
+}
+
+void afunix_skb_put_data(struct sk_buff *skb, const void *data, unsigned int len)
+{
+	skb_put_data(skb, data, len);
+}
+
+unsigned char *afunix_skb_tail_pointer(const struct sk_buff *skb)
+{
+	return skb_tail_pointer(skb);
+}
+
+bool afunix_copy_from_iter_full(void *addr, size_t bytes, struct iov_iter *i)
+{
+	return copy_from_iter_full(addr, bytes, i);
+}
+
 unsigned int afunix_rcvq_len(struct sock *sk)
 {
 	return skb_queue_len_lockless(&sk->sk_receive_queue);

@@ -206,9 +206,9 @@ fn scm_parse(buf: &[u8], secid: u32) -> Result<SendScm> {
 
 /// `unix_passcred_enabled()`: the sender or the receiver asks for credentials, or the
 /// receiver is an embryo (not accepted yet: it may inherit `SO_PASSCRED`).
+/// `other` is the receiver, whose state lock the caller holds.
 #[inline]
-fn passcred_enabled(sk: &Sock, other: &StateGuard<'_>) -> bool {
-    let other = other.sock();
+fn passcred_enabled(sk: &Sock, other: &Sock) -> bool {
     sk.passcred() || !other.has_socket() || other.passcred()
 }
 
@@ -216,7 +216,7 @@ fn passcred_enabled(sk: &Sock, other: &StateGuard<'_>) -> bool {
 /// end asks for them. Under the receiver's state lock, just before queueing.
 #[inline]
 pub(crate) fn maybe_add_creds(skb: &mut Skb, sk: &Sock, other: &StateGuard<'_>) {
-    if passcred_enabled(sk, other) && !skb.view().creds_present() {
+    if passcred_enabled(sk, other.sock()) && !skb.view().creds_present() {
         add_own_creds(skb);
     }
 }
@@ -225,12 +225,29 @@ pub(crate) fn maybe_add_creds(skb: &mut Skb, sk: &Sock, other: &StateGuard<'_>) 
 #[cold]
 #[inline(never)]
 fn add_own_creds(skb: &mut Skb) {
+    skb.set_creds(&own_creds());
+}
+
+/// The caller's own credentials: its process, user and group.
+fn own_creds() -> Creds {
     let ids = cred::current_cred();
-    skb.set_creds(&Creds {
+    Creds {
         pid: Pid::current_tgid(),
         uid: ids.uid,
         gid: ids.gid,
-    });
+    }
+}
+
+/// Whether `tail`, a queued skb of `sk`'s, carries the credentials that a new skb of a
+/// write of `creds` would carry once queued on `other` (`maybe_add_creds()` gives one
+/// without credentials the sender's own when either end asks for them); the caller
+/// holds `other`'s state lock.
+pub(crate) fn same_creds_as_new(tail: &SkbView, creds: &Creds, sk: &Sock, other: &Sock) -> bool {
+    if creds.pid.is_none() && passcred_enabled(sk, other) {
+        tail.same_creds(&own_creds())
+    } else {
+        tail.same_creds(creds)
+    }
 }
 
 /// The credentials a receive reports (the `pid` and `creds` of AF_UNIX's

@@ -109,7 +109,8 @@ impl GcState {
     /// Counts `fds`, sent by `uid`, as in flight; `node` is the user's entry if it has
     /// none yet (allocated before the lock).
     fn account(&mut self, fds: &Fds, uid: Kuid, node: RBTreeNodeReservation<u32, usize>) {
-        if !self.account_user(fds, uid, u64::MAX) {
+        // An empty list (none is attached today) makes no entry: a zero entry is idle.
+        if !self.account_user(fds, uid, u64::MAX) && fds.len() != 0 {
             self.users.insert(node.into_node(uid.0, fds.len()));
             self.account_socks(fds);
         }
@@ -125,7 +126,7 @@ impl GcState {
         if *n as u64 > limit {
             return false;
         }
-        let was_idle = *n == 0;
+        let was_idle = *n == 0 && fds.len() != 0;
         *n += fds.len();
         if was_idle {
             self.idle = self.idle.saturating_sub(1);
@@ -352,8 +353,9 @@ pub(crate) fn attach(skb: &mut Skb, fds: FdList) -> Result {
             return Ok(());
         }
     }
-    // Over the limit (the capability check may sleep: not under the lock), or the
-    // user's first fds in flight (its entry is allocated before the lock).
+    // Over the limit (the capability check may sleep: not under the lock), or a user
+    // without an entry (none in flight, none kept idle: the entry is allocated before
+    // the lock).
     let node = RBTreeNodeReservation::new(GFP_KERNEL)?;
     let over = gc.state.lock().user_inflight(uid) as u64 > limit;
     if over && !scm::capable(scm::cap::SYS_RESOURCE) && !scm::capable(scm::cap::SYS_ADMIN) {
@@ -502,8 +504,8 @@ fn analyse(
     // 2. The references between candidates, from their queues.
     for sk in list.iter().take(ncands) {
         let from = list.index(sk);
-        // Only candidates, whose queues hold fds (the count may be stale high after a
-        // purge, never low for a queued skb: it is raised before the skb is queued).
+        // The first `ncands` sockets are the candidates (step 1 moved them there);
+        // checked anyway.
         if from == NOT_CANDIDATE {
             continue;
         }

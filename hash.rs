@@ -263,6 +263,9 @@ pub(crate) struct NetTable {
     autobind: [OnceBox<AtomicBitmap>; 3],
     /// The sysctls `net.rust_afunix.*` of the netns.
     sysctls: NetSysctls,
+    /// `net.rust_afunix.stream_coalesce`: small stream writes are appended to the tail
+    /// skb of the peer's queue (1) or each get an skb (0, AF_UNIX's way; the default).
+    pub(crate) stream_coalesce: AtomicI32,
 }
 
 kernel::impl_has_work! {
@@ -301,6 +304,7 @@ impl NetTable {
             exiting: AtomicBool::new(false),
             autobind: [OnceBox::new(), OnceBox::new(), OnceBox::new()],
             sysctls: NetSysctls::new(),
+            stream_coalesce: AtomicI32::new(0),
         });
         Arc::pin_init(init, GFP_KERNEL_ACCOUNT)
     }

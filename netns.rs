@@ -10,7 +10,7 @@
 #![deny(unsafe_code)]
 
 use crate::api::pernet;
-use crate::api::sysctl::NetSysctls;
+use crate::api::sysctl::{NetSysctls, SYSCTLS};
 use crate::api::workqueue;
 use crate::hash::{self, NetTable};
 use crate::proc::ProcNet;
@@ -31,10 +31,14 @@ impl pernet::Operations for NetTable {
         NetTable::sysctls(self)
     }
 
-    fn sysctl_ints(&self) -> Result<[&AtomicI32; 2]> {
+    fn sysctl_ints(&self) -> Result<[&AtomicI32; SYSCTLS]> {
         // The global table is published before the pernet operations are registered,
         // and withdrawn after they are gone: it outlives every netns's sysctls.
-        Ok([self.abstract_buckets(), hash::bsd_buckets().ok_or(EINVAL)?])
+        Ok([
+            self.abstract_buckets(),
+            hash::bsd_buckets().ok_or(EINVAL)?,
+            &self.stream_coalesce,
+        ])
     }
 
     fn exit(&self) {

@@ -18,7 +18,7 @@ use crate::api::lsm;
 use crate::api::sock::{self, Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::api::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
-    ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, Sock, Socket, StateGuard,
+    ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, SkbView, Sock, Socket, StateGuard,
 };
 use crate::api::socket::{IoctlAnswer, SockOpt};
 use crate::cmsg::{self, RecvCreds};
@@ -724,12 +724,22 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         return Err(pipe(flags, 0));
     }
 
-    let (_, max_head0, frags_sz) = skb_limits();
-    let order = frags_sz.trailing_zeros() as i32 - 12;
     let nonblock = flags & msg::DONTWAIT != 0;
     // `splice()`/`sendfile()`: the skbs take the pipe's pages (as many as fit in one
     // skb's fragments each), no copy.
     let splice = flags & msg::SPLICE_PAGES != 0;
+    if !oob
+        && !splice
+        && len != 0
+        && len <= COALESCE_MAX
+        && coalescing(sk)
+        && m.control()?.is_none()
+    {
+        return stream_send_small(sk, &other, m, len, &scm, flags);
+    }
+
+    let (_, max_head0, frags_sz) = skb_limits();
+    let order = frags_sz.trailing_zeros() as i32 - 12;
     let mut sent = 0usize;
     let mut fds = scm.fds;
     while sent < len {
@@ -753,31 +763,19 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
             Skb::alloc_from_msg::<DataSkb>(sk, m, size, data_len, nonblock, order, prepare)
                 .map(|skb| (skb, size))
         };
-        let (mut skb, size) = match made {
+        let (skb, size) = match made {
             Ok(made) => made,
             Err(e) => return if sent > 0 { Ok(sent) } else { Err(e) },
         };
-
-        let g = other.lock();
-        if other.is_dead() || other.shutdown() & shut::RCV != 0 {
-            drop(g);
-            drop(skb);
+        if let Err(e) = queue_data(sk, &other, skb) {
             return if sent > 0 {
                 Ok(sent)
-            } else {
+            } else if e == EPIPE {
                 Err(pipe(flags, sent))
+            } else {
+                Err(e)
             };
         }
-        // A receiver that refuses fds (`SO_PASSRIGHTS` 0): they go with the first skb.
-        if skb.view().fds().is_some() && !other.pass_rights() {
-            drop(g);
-            drop(skb);
-            return if sent > 0 { Ok(sent) } else { Err(EPERM) };
-        }
-        cmsg::maybe_add_creds(&mut skb, sk, &g);
-        other.queue_tail(skb);
-        drop(g);
-        other.data_ready();
         sent += size;
     }
     if oob {
@@ -789,6 +787,96 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         }
     }
     Ok(sent)
+}
+
+/// Queues `skb`, a data skb of `sk`'s, on its connected peer `other` and wakes it:
+/// `EPIPE` (the caller raises `SIGPIPE`) if `other` is gone or shut down for reading,
+/// `EPERM` if the skb carries fds that `other` refuses (`SO_PASSRIGHTS` 0).
+#[inline(always)]
+fn queue_data(sk: &Sock, other: &Sock, mut skb: Skb) -> Result {
+    let g = other.lock();
+    if other.is_dead() || other.shutdown() & shut::RCV != 0 {
+        drop(g);
+        drop(skb);
+        return Err(EPIPE);
+    }
+    if skb.view().fds().is_some() && !other.pass_rights() {
+        drop(g);
+        drop(skb);
+        return Err(EPERM);
+    }
+    cmsg::maybe_add_creds(&mut skb, sk, &g);
+    other.queue_tail(skb);
+    drop(g);
+    other.data_ready();
+    Ok(())
+}
+
+/// Stream writes of at most this many bytes are coalesced under
+/// `net.rust_afunix.stream_coalesce` (they are copied to the stack first).
+const COALESCE_MAX: usize = 128;
+
+/// Whether `net.rust_afunix.stream_coalesce` is on in `sk`'s netns.
+#[inline]
+fn coalescing(sk: &Sock) -> bool {
+    crate::hash::NetTable::of(sk.net())
+        .stream_coalesce
+        .load(core::sync::atomic::Ordering::Relaxed)
+        != 0
+}
+
+/// A stream write of `len <= COALESCE_MAX` bytes without ancillary data, with
+/// `net.rust_afunix.stream_coalesce` on: the bytes are copied from the caller first,
+/// then appended to the last skb of `other`'s queue if it is `sk`'s, carries no fds, is
+/// not the out-of-band mark, has room, and carries the credentials and security id that
+/// a new skb of this write would (so a reader sees the same bytes, credentials and
+/// boundaries of fds as with one skb per write). Else the write gets an skb of its
+/// own, as without the switch.
+#[cold]
+#[inline(never)]
+fn stream_send_small(
+    sk: &Sock,
+    other: &Sock,
+    m: &mut Msg,
+    len: usize,
+    scm: &cmsg::SendScm,
+    flags: u32,
+) -> Result<usize> {
+    let mut buf = [0u8; COALESCE_MAX];
+    let data = buf.get_mut(..len).ok_or(EINVAL)?;
+    m.copy_data(data)?;
+    let data = &*data;
+    let appended = {
+        let mut g = other.lock();
+        // Not with the send buffer full: the write then waits (or gives `EAGAIN`) for
+        // room as a new skb would (`sock_alloc_send_pskb()`; `sk_wmem_alloc_get()` is
+        // the count less its bias of one).
+        !other.is_dead()
+            && other.shutdown() & shut::RCV == 0
+            && i64::from(sk.wmem_alloc()) - 1 < i64::from(sk.sndbuf())
+            && {
+                let (secid, creds) = (scm.secid, &scm.creds);
+                let same = |tail: &SkbView| {
+                    tail.secid() == secid && cmsg::same_creds_as_new(tail, creds, sk, other)
+                };
+                g.append_to_tail(sk, data, same)
+            }
+    };
+    if appended {
+        other.data_ready();
+        return Ok(len);
+    }
+    let nonblock = flags & msg::DONTWAIT != 0;
+    let skb = Skb::alloc_from_bytes::<DataSkb>(sk, data, nonblock, |skb| {
+        skb.set_creds(&scm.creds);
+        skb.set_secid(scm.secid);
+        Ok(())
+    })?;
+    match queue_data(sk, other, skb) {
+        Ok(()) => Ok(len),
+        Err(e) if e == EPIPE => Err(pipe(flags, 0)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Sends the out-of-band byte (`queue_oob()`): a one-byte skb queued on `other` as its

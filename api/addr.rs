@@ -5,8 +5,9 @@
 //! `struct unix_address` form ([`UnixAddress`]), which kernel readers of `unix_sk()`
 //! (LSM hooks) read.
 //!
-//! The raw `sockaddr` is copied into a [`SunAddr`] by [`crate::api::sock`] before
-//! anything here looks at it.
+//! The raw `sockaddr` is copied into a [`SunAddr`] (by the `proto_ops` trampolines of
+//! [`crate::api::socket`] and by [`crate::api::msg::Msg::name`]) before anything here
+//! looks at it.
 
 use crate::api::bindings;
 use core::mem::{offset_of, MaybeUninit};
@@ -43,8 +44,8 @@ pub(crate) const AUTOBIND_LEN: usize = PATH_OFFSET + 6;
 /// # Invariants
 ///
 /// With `n = min(len, SUN_LEN)`, the first `max(n + 1, 2)` bytes of `bytes` are
-/// initialised: the caller's `n` bytes, then a zero byte at `n` (and `sun_family` is
-/// zero when the caller passed fewer than two bytes), so a pathname ends in a NUL
+/// initialised: the caller's `n` bytes, then a zero byte at `n` (and the bytes of
+/// `sun_family` the caller did not pass are zero), so a pathname ends in a NUL
 /// within them even when the caller filled all of `sun_path` (the place where
 /// `unix_mkname_bsd()` writes its NUL, in the core's `struct sockaddr_storage`).
 pub(crate) struct SunAddr {
@@ -67,16 +68,16 @@ impl SunAddr {
     }
 
     /// The initialised bytes: the caller's, then a zero byte (at least two bytes).
-    fn bytes(&self) -> &[u8] {
+    fn init_bytes(&self) -> &[u8] {
         let init = (self.len.min(SUN_LEN) + 1).max(PATH_OFFSET);
         // SAFETY: The first `init` bytes are initialised (type invariant), and
         // `init <= SUN_LEN + 1`, the array's length.
         unsafe { &*(&self.bytes[..init] as *const [MaybeUninit<u8>] as *const [u8]) }
     }
 
-    /// `sun_family` (zero when the caller passed fewer than two bytes).
+    /// `sun_family` (the bytes of it the caller did not pass are zero).
     pub(crate) fn family(&self) -> u16 {
-        let b = self.bytes();
+        let b = self.init_bytes();
         u16::from_ne_bytes([b[0], b[1]])
     }
 
@@ -91,7 +92,7 @@ impl SunAddr {
         if self.len <= PATH_OFFSET || self.len > SUN_LEN || !self.family_ok() {
             return Err(EINVAL);
         }
-        let bytes = self.bytes();
+        let bytes = self.init_bytes();
         let path = &bytes[PATH_OFFSET..self.len];
         if path[0] == 0 {
             return Ok(Name::Abstract(path));

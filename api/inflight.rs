@@ -178,9 +178,12 @@ impl InflightList {
     }
 
     /// Walks the list once and moves the sockets that `pick` chooses to its front
-    /// (the first of [`InflightList::iter`]); returns how many it chose. `pick` gets
-    /// the list, to read and set the per-socket fields.
-    pub(crate) fn pick_front(&mut self, mut pick: impl FnMut(&InflightList, &Sock) -> bool) -> usize {
+    /// (the first of [`InflightList::iter`], in reverse order); returns how many it
+    /// chose. `pick` gets the list, to read and set the per-socket fields.
+    pub(crate) fn pick_front(
+        &mut self,
+        mut pick: impl FnMut(&InflightList, &Sock) -> bool,
+    ) -> usize {
         let this: &InflightList = self;
         let head = this.head.get();
         let mut picked = 0;

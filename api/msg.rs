@@ -99,6 +99,22 @@ impl Msg {
         unsafe { ptr::addr_of_mut!((*self.0.as_ptr()).msg_iter) }
     }
 
+    /// On send: fills `buf` with the next `buf.len()` bytes of the data
+    /// (`copy_from_iter_full()`); `EFAULT` if they cannot all be read (the iterator is
+    /// then where it was).
+    pub(crate) fn copy_data(&mut self, buf: &mut [u8]) -> Result {
+        let iter = self.iter();
+        // SAFETY: `buf` is `buf.len()` writable bytes; `iter` is the message's iterator.
+        let ok = unsafe {
+            bindings::afunix_copy_from_iter_full(buf.as_mut_ptr().cast(), buf.len(), iter)
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(kernel::error::code::EFAULT)
+        }
+    }
+
     /// On send: the control data, `msg_controllen` bytes at `msg_control`, or `None`
     /// when there is none (`msg_controllen` 0). During `sendmsg` this is the socket
     /// core's kernel copy (`msg_control_is_user` false); a user pointer, or a NULL one

@@ -15,7 +15,7 @@
 use crate::api::bindings;
 use crate::api::net::Data;
 use crate::api::seq;
-use crate::api::sysctl::NetSysctls;
+use crate::api::sysctl::{NetSysctls, SYSCTLS};
 use core::ffi::{c_int, c_void};
 use core::marker::PhantomData;
 use core::ptr;
@@ -36,8 +36,9 @@ pub(crate) trait Operations: Send + Sync + Sized + 'static {
     /// The netns's sysctls, kept in the data.
     fn sysctls(&self) -> &NetSysctls;
 
-    /// The ints of the read-only sysctls `abstract_buckets` and `pathname_buckets`.
-    fn sysctl_ints(&self) -> Result<[&AtomicI32; 2]>;
+    /// The ints of the sysctls, in their order: the read-only `abstract_buckets` and
+    /// `pathname_buckets`, and `stream_coalesce`.
+    fn sysctl_ints(&self) -> Result<[&AtomicI32; SYSCTLS]>;
 
     /// The netns goes (`pernet_operations::exit`): called after its sysctls and `/proc`
     /// file are gone (no socket is left), before the storage's reference is dropped.

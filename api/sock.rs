@@ -21,7 +21,7 @@ use crate::api::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicI64, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicI64, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use kernel::error::{Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
@@ -1740,6 +1740,67 @@ impl StateGuard<'_> {
         drop(q);
     }
 
+    /// Appends `data` to the last skb of this socket's receive queue, a stream write
+    /// of `from`'s coalesced into the skb before it (`net.rust_afunix.stream_coalesce`),
+    /// if that skb was sent by `from`, carries no fds, is not the out-of-band mark, is
+    /// linear and not cloned with room for `data` in its tail, and `same` accepts it
+    /// (the protocol's checks: credentials, security id). Returns whether it appended;
+    /// the caller wakes the reader.
+    ///
+    /// The skb's `truesize`, charged to `from` when it was made, does not change: the
+    /// tail room was part of it. A reader may be copying from the same skb meanwhile
+    /// (it drops the state lock to copy): the new bytes are written past the length it
+    /// can have seen, and the length is published after them (release; the reader's
+    /// [`SkbView::len`] is an acquire), so a reader sees either length with its bytes
+    /// written. A reader frees an skb it read out only after checking, under the queue
+    /// lock (held here too), that no bytes were added ([`IoGuard::unlink_consume`]);
+    /// the rest of the reader's unlinks run under the state lock (held here).
+    pub(crate) fn append_to_tail(
+        &mut self,
+        from: &Sock,
+        data: &[u8],
+        same: impl FnOnce(&SkbView) -> bool,
+    ) -> bool {
+        let Ok(n) = u32::try_from(data.len()) else {
+            return false;
+        };
+        let _q = self.sk.rcvq_lock();
+        // SAFETY: The queue lock is held: the tail stays queued, and valid, while it is
+        // read and appended to. Its `cb` is the module's (a data skb of a stream
+        // socket's queue); `fp`, `embryo` and `sk` are only compared. Only appends,
+        // under this lock, write `tail` and `len` of a queued stream skb.
+        unsafe {
+            let p = bindings::afunix_rcvq_peek_tail(self.sk.as_ptr());
+            if p.is_null() {
+                return false;
+            }
+            let view = SkbView::from_raw(p);
+            if bindings::afunix_skb_sock(p) != from.as_ptr()
+                || !(*view.cb()).fp.is_null()
+                || (*view.cb()).embryo != 0
+                || self.sk.is_oob_mark(view)
+                || (*p).data_len != 0
+                || bindings::afunix_skb_cloned(p) != 0
+                || bindings::afunix_skb_tailroom(p) < n
+                || !same(view)
+            {
+                return false;
+            }
+            // `n` bytes of tail room (checked) past the length any reader has seen;
+            // `data` is `n` readable bytes. Then `skb_put()`'s updates, the length
+            // last, released after the bytes.
+            ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                bindings::afunix_skb_tail_pointer(p),
+                data.len(),
+            );
+            (*p).tail += n;
+            let len = AtomicU32::from_ptr(ptr::addr_of_mut!((*p).len));
+            len.store(len.load(Ordering::Relaxed) + n, Ordering::Release);
+        }
+        true
+    }
+
     /// Copies `from`'s credentials to this socket (connect, under `from`'s lock).
     pub(crate) fn copy_peercred(&mut self, from: &StateGuard<'_>) {
         let (sk, from) = (self.sk.as_ptr(), from.sk.as_ptr());
@@ -1810,19 +1871,26 @@ impl<'a> IoGuard<'a> {
         }
     }
 
-    /// Unlinks `skb` (from [`IoGuard::peek`]) from the receive queue and frees it. The
-    /// handle is consumed: no reference to the freed skb outlives this call.
+    /// Unlinks `skb` (from [`IoGuard::peek`]), all of it read, from the receive queue
+    /// and frees it; unless a coalesced write added bytes to it since the reader saw it
+    /// read out ([`StateGuard::append_to_tail`]): it then stays queued, for the next
+    /// read. The handle is consumed: no reference to the skb outlives this call.
     pub(crate) fn unlink_consume(&self, skb: QueuedSkb<'_>) {
+        let q = self.sk.receive_queue();
+        let p = skb.as_ptr();
         // SAFETY: `skb` is queued on this socket's receive queue (it came from `peek`
-        // under this guard) and no one else unlinks it; after unlinking, this is its
-        // only owner.
+        // under this guard) and no one else unlinks it. Appends to it take the queue's
+        // lock, held from the check to the unlink; after unlinking, this is its only
+        // owner.
         unsafe {
-            bindings::skb_unlink(
-                skb.as_ptr(),
-                ptr::addr_of_mut!((*self.sk.as_ptr()).sk_receive_queue),
-            );
-            bindings::consume_skb(skb.as_ptr());
+            let _lock = SpinGuard::lock(ptr::addr_of_mut!((*q).lock));
+            if skb.unread() != 0 {
+                return;
+            }
+            bindings::afunix_skb_unlink_locked(p, q);
         }
+        // SAFETY: Unlinked above: ours alone.
+        unsafe { bindings::consume_skb(p) };
     }
 
     /// Takes the lock of the receive queue, for the out-of-band bookkeeping of a stream
@@ -2101,6 +2169,24 @@ impl Skb {
         Ok(skb)
     }
 
+    /// Allocates a linear skb charged to `sk`'s send buffer, waiting for room unless
+    /// `nonblock`, calls `prepare` on it, and copies `data` into it: a stream write
+    /// already copied from the caller (`net.rust_afunix.stream_coalesce`).
+    pub(crate) fn alloc_from_bytes<D: SkbDestructor>(
+        sk: &Sock,
+        data: &[u8],
+        nonblock: bool,
+        prepare: impl FnOnce(&mut Skb) -> Result,
+    ) -> Result<Skb> {
+        let n = u32::try_from(data.len()).map_err(|_| Error::from(EMSGSIZE))?;
+        let mut skb = Self::alloc_charged::<D>(sk, data.len(), 0, nonblock, 0)?;
+        prepare(&mut skb)?;
+        // SAFETY: The skb has `n` bytes of tail room (allocated so); `data` is `n`
+        // readable bytes.
+        unsafe { bindings::afunix_skb_put_data(skb.0.as_ptr(), data.as_ptr().cast(), n) };
+        Ok(skb)
+    }
+
     /// Allocates an skb with no data charged to `sk`'s send buffer, waiting for room
     /// unless `nonblock` (`sock_alloc_send_pskb(sk, 0, 0, ..)`); calls `prepare` on it;
     /// then takes up to `len` bytes of the pages of `msg`'s iterator as its fragments,
@@ -2375,10 +2461,15 @@ impl SkbView {
         self.0.get()
     }
 
-    /// The skb's length in bytes.
+    /// The skb's length in bytes. Once the skb is queued, only a coalesced stream write
+    /// changes it, growing it after writing the bytes ([`StateGuard::append_to_tail`]):
+    /// read with acquire, the bytes below it are written.
     pub(crate) fn len(&self) -> u32 {
-        // SAFETY: The skb is valid; `len` is not changed once the skb is queued.
-        unsafe { (*self.as_ptr()).len }
+        // SAFETY: The skb is valid; `len` is only written atomically (release) once it
+        // is queued.
+        unsafe {
+            AtomicU32::from_ptr(ptr::addr_of_mut!((*self.as_ptr()).len)).load(Ordering::Acquire)
+        }
     }
 
     pub(super) fn cb(&self) -> *mut SkbCb {

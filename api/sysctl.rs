@@ -4,7 +4,8 @@
 //! entries show ints of the netns's data, and its registration.
 //!
 //! The entries are, in the template's order, the read-only `abstract_buckets` and
-//! `pathname_buckets`, which the module's per-netns data points to
+//! `pathname_buckets`, and the switch `stream_coalesce` (0 or 1, written by the netns's
+//! root), which the module's per-netns data points to
 //! ([`crate::api::pernet::Operations::sysctl_ints`]). The pernet adapter registers them
 //! at the netns's init and unregisters them at its exit.
 
@@ -17,7 +18,7 @@ use kernel::prelude::*;
 use kernel::types::Opaque;
 
 /// The entries of the template.
-const SYSCTLS: usize = bindings::AFUNIX_SYSCTLS as usize;
+pub(crate) const SYSCTLS: usize = bindings::AFUNIX_SYSCTLS as usize;
 
 /// A copy of the template, with its data pointers set; the sysctl core may write the
 /// entries.
@@ -55,19 +56,24 @@ impl NetSysctls {
     }
 
     /// Registers the entries under `net/rust_afunix` of `net`, with the ints of
-    /// `abstract_buckets` and `pathname_buckets`.
+    /// `abstract_buckets`, `pathname_buckets` and `stream_coalesce`.
     ///
     /// # Safety
     ///
     /// `net` is being initialised; `ints` and `self` outlive the registration, which
     /// [`NetSysctls::unregister`] ends; not registered already.
-    pub(super) unsafe fn register(&self, net: *mut bindings::net, ints: [&AtomicI32; 2]) -> Result {
+    pub(super) unsafe fn register(
+        &self,
+        net: *mut bindings::net,
+        ints: [&AtomicI32; SYSCTLS],
+    ) -> Result {
         let table = self.table.get_or_try_init(|| {
             // SAFETY: The template is a C array of `AFUNIX_SYSCTLS` entries that nobody
             // writes; the copy is plain data.
             let mut t = unsafe { ptr::addr_of!(bindings::afunix_sysctl_template).read() };
-            t[0].data = ints[0].as_ptr().cast();
-            t[1].data = ints[1].as_ptr().cast();
+            for (entry, int) in t.iter_mut().zip(ints) {
+                entry.data = int.as_ptr().cast();
+            }
             Ok(KBox::new(Table(Opaque::new(t)), GFP_KERNEL)?)
         })?;
         // SAFETY: `net` is being initialised; the entries and their data outlive the

@@ -17,6 +17,9 @@
  *	datapath messaging FAMILY G L	hackbench-style: G groups of 10 senders and 10
  *					receivers, each sender writes L 100-byte
  *					messages to each receiver of its group
+ *	datapath smallwrites FAMILY SIZE N	a writer sends N writes of SIZE bytes on
+ *					a stream socketpair, a reader drains them in
+ *					64 KiB reads
  *	datapath fdpass FAMILY NFDS N	a writer sends N 1-byte messages of NFDS fds
  *					each (SCM_RIGHTS) over a stream socketpair, a
  *					reader receives and closes them
@@ -27,7 +30,8 @@
  *					freed it is taken (median, from the family's
  *					count in /proc/net/protocols)
  *
- * FAMILY is "unix" (AF_UNIX) or "ours" (the module's family). Each run starts in a new
+ * FAMILY is "unix" (AF_UNIX), "ours" (the module's family) or "ours-coalesce" (the
+ * module's family with net.rust_afunix.stream_coalesce=1). Each run starts in a new
  * network namespace.
  */
 #define _GNU_SOURCE
@@ -245,6 +249,43 @@ static int bandwidth(int family, int mb, const char *fam)
 	printf("{\"bench\": \"bandwidth\", \"family\": \"%s\", \"mb\": %d, "
 	       "\"elapsed_s\": %.4f, \"mb_per_s\": %.1f}\n",
 	       fam, mb, t1 - t0, mb / (t1 - t0));
+	return 0;
+}
+
+/*
+ * A writer sends N writes of SIZE bytes on a stream socketpair; the reader drains them
+ * in 64 KiB reads. With net.rust_afunix.stream_coalesce=1 the module appends small
+ * writes to the tail skb of the queue.
+ */
+static int smallwrites(int family, int size, long n, const char *fam)
+{
+	static char buf[65536];
+	double t0, t1;
+	int sv[2];
+	pid_t pid;
+	long i;
+
+	if (size < 1 || size > (int)sizeof(buf) || n < 1)
+		die("smallwrites: size or count");
+	if (socketpair(family, SOCK_STREAM, 0, sv))
+		die("socketpair");
+	bench_mark();
+	t0 = now();
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		for (i = 0; i < n; i++)
+			full_write(sv[1], buf, size);
+		_exit(0);
+	}
+	drain_bytes(sv[0], buf, sizeof(buf), (long)size * n);
+	t1 = now();
+	bench_mark();
+	waitpid(pid, NULL, 0);
+	printf("{\"bench\": \"smallwrites\", \"family\": \"%s\", \"size\": %d, \"writes\": %ld, "
+	       "\"elapsed_s\": %.4f, \"writes_per_s\": %.0f}\n",
+	       fam, size, n, t1 - t0, n / (t1 - t0));
 	return 0;
 }
 
@@ -503,12 +544,19 @@ int main(int argc, char **argv)
 	int family;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: datapath herd|pingpong|bandwidth|sendfile|messaging|fdpass|gc FAMILY ARGS...\n");
+		fprintf(stderr, "usage: datapath herd|pingpong|bandwidth|sendfile|smallwrites|messaging|fdpass|gc FAMILY ARGS...\n");
 		return 2;
 	}
 	family = family_of(argv[2]);
 	if (unshare(CLONE_NEWNET))
 		die("unshare");
+	/* "ours-coalesce": the module's family with net.rust_afunix.stream_coalesce=1 */
+	if (!strcmp(argv[2], "ours-coalesce")) {
+		FILE *f = fopen("/proc/sys/net/rust_afunix/stream_coalesce", "w");
+
+		if (!f || fputs("1\n", f) < 0 || fclose(f))
+			die("stream_coalesce");
+	}
 	if (!strcmp(argv[1], "herd") && argc == 5)
 		return herd(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
 	if (!strcmp(argv[1], "pingpong") && argc == 6)
@@ -517,6 +565,8 @@ int main(int argc, char **argv)
 		return bandwidth(family, atoi(argv[3]), argv[2]);
 	if (!strcmp(argv[1], "sendfile") && argc == 4)
 		return sendfile_bench(family, atoi(argv[3]), argv[2]);
+	if (!strcmp(argv[1], "smallwrites") && argc == 5)
+		return smallwrites(family, atoi(argv[3]), atol(argv[4]), argv[2]);
 	if (!strcmp(argv[1], "fdpass") && argc == 5)
 		return fdpass(family, atoi(argv[3]), atoi(argv[4]), argv[2]);
 	if (!strcmp(argv[1], "gc") && argc == 5)

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * net.rust_afunix.stream_coalesce=1: small stream writes without ancillary data are
+ * appended to the tail skb of the peer's queue. Every scenario runs in a new netns with
+ * the switch on, once on AF_UNIX (which has no such switch) and once on the module, and
+ * every return value, errno, byte, poll mask and control message must be the same:
+ * SIOCINQ, MSG_PEEK and SO_PEEK_OFF, reads that stop at other credentials, at fds and
+ * at the out-of-band mark, splice, a peeking reader woken by a write appended to the
+ * skb it waits past, a full send buffer (EAGAIN, nothing lost), shutdown, EFAULT. One
+ * check is not differential: the module's 10 one-byte writes take one skb's memory
+ * (SIOCOUTQ), AF_UNIX's ten, which shows that the writes were coalesced.
+ */
+#include "common.h"
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+
+#include "kselftest_harness.h"
+
+/* A new netns with the switch on (the module's sysctls are per netns). */
+static int coalesce_on(void)
+{
+	if (unshare(CLONE_NEWNET))
+		return -1;
+	return write_file("/proc/sys/net/rust_afunix/stream_coalesce", "1") ? -1 : 0;
+}
+
+static long ioctl_int(int fd, unsigned long cmd)
+{
+	int v = -1;
+
+	return ioctl(fd, cmd, &v) < 0 ? -errno : v;
+}
+
+/* The sum of `n` bytes, weighted by position (order matters). */
+static long digest(const unsigned char *b, long n)
+{
+	long s = 0, i;
+
+	for (i = 0; i < n; i++)
+		s += (i + 1) * b[i];
+	return s;
+}
+
+static void note_read(struct trace *t, long r, const unsigned char *b)
+{
+	note(t, r);
+	if (r > 0)
+		note(t, digest(b, r));
+}
+
+static void write_bytes(struct trace *t, int fd, int from, int n)
+{
+	unsigned char c;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)(from + i);
+		note(t, send(fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL));
+	}
+}
+
+static long outq_after_ten;
+
+/* SIOCINQ, peeks (with and without SO_PEEK_OFF), the read, poll, sizes around 128. */
+static void peek_scenario(int family, struct trace *t)
+{
+	unsigned char b[4096], big[200];
+	struct pollfd p;
+	int sv[2], off;
+
+	memset(big, 7, sizeof(big));
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	write_bytes(t, sv[0], 0, 10);
+	outq_after_ten = ioctl_int(sv[0], SIOCOUTQ);
+	write_bytes(t, sv[0], 10, 90);
+	note(t, ioctl_int(sv[1], SIOCINQ));
+	note_read(t, recv(sv[1], b, 64, MSG_PEEK | MSG_DONTWAIT), b);
+	off = 10;
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)));
+	note_read(t, recv(sv[1], b, 5, MSG_PEEK | MSG_DONTWAIT), b);
+	note_read(t, recv(sv[1], b, 5, MSG_PEEK | MSG_DONTWAIT), b);
+	off = -1;
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)));
+	note_read(t, recv(sv[1], b, 7, MSG_DONTWAIT), b);
+	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
+	p = (struct pollfd){ .fd = sv[1], .events = POLLIN | POLLOUT };
+	note(t, poll(&p, 1, 0));
+	note(t, p.revents);
+	note(t, send(sv[0], big, 128, MSG_DONTWAIT));
+	note(t, send(sv[0], big, 129, MSG_DONTWAIT));
+	write_bytes(t, sv[0], 3, 3);
+	note(t, ioctl_int(sv[1], SIOCINQ));
+	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
+	note(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT));
+	close_pair(sv);
+}
+
+TEST(peek_inq_poll)
+{
+	static struct trace u, o;
+	long unix_outq, ours_outq;
+	int fam = afunix_module_family();
+
+	ASSERT_LT(0, fam) TH_LOG("rust_afunix is not loaded");
+	ASSERT_EQ(0, coalesce_on());
+	peek_scenario(AF_UNIX, &u);
+	unix_outq = outq_after_ten;
+	peek_scenario(fam, &o);
+	ours_outq = outq_after_ten;
+	EXPECT_SAME_TRACE(&u, &o);
+	/* ten skbs' memory against one's: the module coalesced */
+	EXPECT_LT(ours_outq * 5, unix_outq) TH_LOG("SIOCOUTQ after 10 writes: AF_UNIX %ld, ours %ld",
+						     unix_outq, ours_outq);
+}
+
+/* Receives into `b`, notes the bytes, and the credentials' pid as 1 (ours), 2 (child). */
+static void recv_creds(struct trace *t, int fd, pid_t child)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} u;
+	unsigned char b[64];
+	struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	struct ucred cr;
+	long r;
+
+	r = recvmsg(fd, &mh, MSG_DONTWAIT);
+	note_read(t, r, b);
+	c = CMSG_FIRSTHDR(&mh);
+	if (r > 0 && c && c->cmsg_type == SCM_CREDENTIALS) {
+		memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+		note(t, cr.pid == getpid() ? 1 : cr.pid == child ? 2 : 0);
+	}
+}
+
+/* Reads stop where the writer's credentials change (SO_PASSCRED on the reader). */
+static void creds_scenario(int family, struct trace *t)
+{
+	int sv[2], on = 1, i;
+	pid_t pid;
+
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
+	write_bytes(t, sv[0], 'a', 2);
+	pid = fork();
+	if (pid == 0) {
+		for (i = 0; i < 2; i++)
+			if (send(sv[0], "c", 1, 0) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	note(t, pid > 0);
+	note(t, waitpid(pid, NULL, 0) == pid);
+	write_bytes(t, sv[0], 'e', 2);
+	for (i = 0; i < 4; i++)
+		recv_creds(t, sv[1], pid);
+	close_pair(sv);
+}
+
+TEST(creds_boundaries)
+{
+	static struct trace u, o;
+
+	ASSERT_EQ(0, coalesce_on());
+	RUN_BOTH(creds_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+/* A read stops after the skb with fds; the out-of-band mark; splice. */
+static void fds_oob_splice_scenario(int family, struct trace *t)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = "F", .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	unsigned char b[4096], all[4096];
+	struct cmsghdr *c;
+	int sv[2], p[2], i, fd;
+	long r, n;
+
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	note(t, pipe(p));
+	/* fds */
+	write_bytes(t, sv[0], 'a', 3);
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	memcpy(CMSG_DATA(c), &p[0], sizeof(int));
+	note(t, sendmsg(sv[0], &mh, MSG_DONTWAIT));
+	write_bytes(t, sv[0], 'x', 3);
+	for (i = 0; i < 3; i++) {
+		iov = (struct iovec){ .iov_base = b, .iov_len = sizeof(b) };
+		mh.msg_controllen = sizeof(u.buf);
+		r = recvmsg(sv[1], &mh, MSG_DONTWAIT);
+		note_read(t, r, b);
+		c = CMSG_FIRSTHDR(&mh);
+		note(t, r > 0 && c && c->cmsg_type == SCM_RIGHTS);
+		if (r > 0 && c && c->cmsg_type == SCM_RIGHTS) {
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+			close(fd);
+		}
+		iov = (struct iovec){ .iov_base = "F", .iov_len = 1 };
+	}
+	/* the out-of-band mark */
+	write_bytes(t, sv[0], 'a', 2);
+	note(t, send(sv[0], "!", 1, MSG_OOB | MSG_DONTWAIT));
+	write_bytes(t, sv[0], 'd', 2);
+	note(t, ioctl_int(sv[1], SIOCATMARK));
+	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
+	note(t, ioctl_int(sv[1], SIOCATMARK));
+	note_read(t, recv(sv[1], b, 1, MSG_OOB | MSG_DONTWAIT), b);
+	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
+	/*
+	 * splice: how much one call moves depends on the skbs (a pipe buffer each, 16 in
+	 * a pipe), so the bytes are compared once all are through, not call by call
+	 */
+	write_bytes(t, sv[0], 0, 50);
+	n = 0;
+	while (n < 4000 && (r = splice(sv[1], NULL, p[1], NULL, 30, SPLICE_F_NONBLOCK)) > 0) {
+		if (!n)
+			write_bytes(t, sv[0], 50, 5);
+		while (r > 0 && (i = read(p[0], all + n, r)) > 0) {
+			n += i;
+			r -= i;
+		}
+	}
+	note(t, n);
+	note(t, digest(all, n));
+	close(p[0]);
+	close(p[1]);
+	close_pair(sv);
+}
+
+TEST(fds_oob_splice)
+{
+	static struct trace u, o;
+
+	ASSERT_EQ(0, coalesce_on());
+	RUN_BOTH(fds_oob_splice_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+/*
+ * A reader peeking past all that is queued (SO_PEEK_OFF) sleeps; a write appended to
+ * the skb it waits past must wake it. Then a full send buffer: EAGAIN, again EAGAIN,
+ * and every byte written is read back. Then shutdown and EFAULT.
+ */
+static void wait_full_scenario(int family, struct trace *t)
+{
+	unsigned char b[4096];
+	int sv[2], off = 1, status = -1, size = 4096;
+	long n = 0, got = 0, r;
+	pid_t pid;
+
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	note(t, send(sv[0], "a", 1, 0));
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)));
+	pid = fork();
+	if (pid == 0) {
+		r = recv(sv[1], b, sizeof(b), MSG_PEEK);
+		_exit(r == 1 && b[0] == 'b' ? 0 : 1);
+	}
+	note(t, pid > 0);
+	note(t, wait_until_sleeping(pid));
+	note(t, send(sv[0], "b", 1, 0));
+	note(t, waitpid(pid, &status, 0) == pid);
+	note(t, status);
+	off = -1;
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off)));
+	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
+
+	note(t, setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)));
+	while (n < 1000000 && send(sv[0], "z", 1, MSG_DONTWAIT) == 1)
+		n++;
+	note(t, errno);
+	note(t, send(sv[0], "z", 1, MSG_DONTWAIT));
+	while ((r = recv(sv[1], b, sizeof(b), MSG_DONTWAIT)) > 0)
+		got += r;
+	note(t, got == n);
+
+	note(t, send(sv[0], (void *)1, 10, MSG_DONTWAIT));
+	note(t, shutdown(sv[1], SHUT_RD));
+	note(t, send(sv[0], "q", 1, MSG_DONTWAIT | MSG_NOSIGNAL));
+	note(t, shutdown(sv[0], SHUT_WR));
+	note(t, send(sv[0], "q", 1, MSG_DONTWAIT | MSG_NOSIGNAL));
+	close_pair(sv);
+}
+
+TEST(peek_wait_full_shutdown)
+{
+	static struct trace u, o;
+
+	ASSERT_EQ(0, coalesce_on());
+	RUN_BOTH(wait_full_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+TEST_HARNESS_MAIN
