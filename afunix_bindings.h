@@ -198,7 +198,7 @@ int afunix_unix_max_dgram_qlen(const struct net *net);
 /* Defined in Rust (api/pernet.rs): the per-netns state, made and freed. */
 int rust_afunix_net_init(struct net *net, void **slot);
 void rust_afunix_net_exit(struct net *net, void **slot);
-/* The sysctls: max_dgram_qlen, abstract_buckets, pathname_buckets (in this order). */
+/* The sysctls: abstract_buckets, pathname_buckets, stream_coalesce (in this order). */
 enum {
 	AFUNIX_SYSCTLS = 3,
 };

@@ -732,7 +732,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         && !splice
         && len != 0
         && len <= COALESCE_MAX
-        && coalescing(sk)
+        && coalescing(&other)
         && m.control()?.is_none()
     {
         return stream_send_small(sk, &other, m, len, &scm, flags);
@@ -816,7 +816,9 @@ fn queue_data(sk: &Sock, other: &Sock, mut skb: Skb) -> Result {
 /// `net.rust_afunix.stream_coalesce` (they are copied to the stack first).
 const COALESCE_MAX: usize = 128;
 
-/// Whether `net.rust_afunix.stream_coalesce` is on in `sk`'s netns.
+/// Whether `net.rust_afunix.stream_coalesce` is on in the netns of `sk`, a receiver
+/// (whose queue it changes: a writer of another netns, reaching a pathname socket, does
+/// not decide for it).
 #[inline]
 fn coalescing(sk: &Sock) -> bool {
     crate::hash::NetTable::of(sk.net())
@@ -832,7 +834,6 @@ fn coalescing(sk: &Sock) -> bool {
 /// a new skb of this write would (so a reader sees the same bytes, credentials and
 /// boundaries of fds as with one skb per write). Else the write gets an skb of its
 /// own, as without the switch.
-#[cold]
 #[inline(never)]
 fn stream_send_small(
     sk: &Sock,
@@ -1070,7 +1071,9 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
             }
 
             let offset = s.consumed() + skip as u32;
-            let want = (s.unread() as usize - skip).min(left);
+            // The bytes of `s` as this copy sees them: a coalesced write may add more.
+            let seen = s.unread();
+            let want = (seen as usize - skip).min(left);
             let moved = match &mut sink {
                 Sink::Msg(m) => {
                     // For every skb read, as AF_UNIX (its "just once" is not): the
@@ -1099,10 +1102,13 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
                 if let Some(f) = gc::detach_queued(&s, &io) {
                     fds = Some(f);
                 }
-                if s.unread() != 0 {
-                    break 'redo;
+                // Read out: unlinked (unless a coalesced write added to it meanwhile,
+                // checked under the queue lock). Unread bytes are left when the buffer
+                // is full or, with `stream_coalesce`, were appended during the copy:
+                // the read goes on with them until it has what it asked for.
+                if s.unread() == 0 {
+                    io.unlink_consume(s);
                 }
-                io.unlink_consume(s);
                 if fds.is_some() || left == 0 {
                     break 'redo;
                 }
@@ -1118,8 +1124,16 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
             // again`, a peek that has all it asked for goes on with chunks of 0 bytes,
             // to the first skb with fds (which come back with the data) or other
             // credentials, or the end of the queue.
+            let end = skip + chunk;
             skip = 0;
             g = sk.lock();
+            // A coalesced write added to `s` during the copy: peek on in it, after what
+            // this copy took, before the skbs after it.
+            if s.unread() != seen {
+                skip = end;
+                skb = Some(s);
+                continue 'again;
+            }
             skb = io.peek(&g, Some(&s));
             if skb.is_none() {
                 break 'redo;

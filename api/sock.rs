@@ -299,6 +299,10 @@ pub(crate) struct SkbCb {
     pub(crate) fp_uid: bindings::kuid_t,
     /// The sender's LSM security id (AF_UNIX's `UNIXCB(skb).secid`), 0 without one.
     pub(crate) secid: u32,
+    /// Not 0: no coalesced write may be appended to the skb (it was queued with fds,
+    /// or as the out-of-band byte: both are boundaries a read stops at). Written
+    /// before the skb is queued, never after.
+    pub(crate) sealed: u32,
 }
 
 // The module's part must fit in the skb's control block.
@@ -1241,6 +1245,8 @@ impl Sock {
         let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
         if fds != 0 {
             self.nr_fds().fetch_add(fds, Ordering::Relaxed);
+            // SAFETY: We own the skb, not queued yet: no one else reads its `cb`.
+            unsafe { (*skb.view().cb()).sealed = 1 };
         }
         let q = self.rcvq_lock();
         // SAFETY: The queue's lock is held; the queue takes over the skb.
@@ -1732,6 +1738,9 @@ impl StateGuard<'_> {
         if fds != 0 {
             self.sk.nr_fds().fetch_add(fds, Ordering::Relaxed);
         }
+        // SAFETY: We own the skb, not queued yet: no one else reads its `cb`. An
+        // out-of-band byte stays a boundary after it is read (`manage_oob()`).
+        unsafe { (*skb.view().cb()).sealed = 1 };
         let q = self.sk.rcvq_lock();
         let p = skb.into_raw();
         self.sk.oob_slot().store(p, Ordering::Relaxed);
@@ -1742,10 +1751,10 @@ impl StateGuard<'_> {
 
     /// Appends `data` to the last skb of this socket's receive queue, a stream write
     /// of `from`'s coalesced into the skb before it (`net.rust_afunix.stream_coalesce`),
-    /// if that skb was sent by `from`, carries no fds, is not the out-of-band mark, is
-    /// linear and not cloned with room for `data` in its tail, and `same` accepts it
-    /// (the protocol's checks: credentials, security id). Returns whether it appended;
-    /// the caller wakes the reader.
+    /// if that skb was sent by `from`, was queued without fds and not as an
+    /// out-of-band byte (`sealed`), is linear and not cloned with room for `data` in
+    /// its tail, and `same` accepts it (the protocol's checks: credentials, security
+    /// id). Returns whether it appended; the caller wakes the reader.
     ///
     /// The skb's `truesize`, charged to `from` when it was made, does not change: the
     /// tail room was part of it. A reader may be copying from the same skb meanwhile
@@ -1754,7 +1763,11 @@ impl StateGuard<'_> {
     /// [`SkbView::len`] is an acquire), so a reader sees either length with its bytes
     /// written. A reader frees an skb it read out only after checking, under the queue
     /// lock (held here too), that no bytes were added ([`IoGuard::unlink_consume`]);
-    /// the rest of the reader's unlinks run under the state lock (held here).
+    /// the reader's other unlinks (`manage_oob()`, `MSG_OOB`) run under the state lock
+    /// (held here), the purge of a released socket after it is marked dead under the
+    /// state lock (checked by the caller), and the collector's under the queue lock.
+    /// Only fields written before the skb was queued are read here (not `fp`, which a
+    /// reader takes out).
     pub(crate) fn append_to_tail(
         &mut self,
         from: &Sock,
@@ -1767,8 +1780,9 @@ impl StateGuard<'_> {
         let _q = self.sk.rcvq_lock();
         // SAFETY: The queue lock is held: the tail stays queued, and valid, while it is
         // read and appended to. Its `cb` is the module's (a data skb of a stream
-        // socket's queue); `fp`, `embryo` and `sk` are only compared. Only appends,
-        // under this lock, write `tail` and `len` of a queued stream skb.
+        // socket's queue); `sealed`, `embryo` and the credentials and security id
+        // `same` reads were written before it was queued; `sk` is only compared. Only
+        // appends, under this lock, write `tail` and `len` of a queued stream skb.
         unsafe {
             let p = bindings::afunix_rcvq_peek_tail(self.sk.as_ptr());
             if p.is_null() {
@@ -1776,9 +1790,8 @@ impl StateGuard<'_> {
             }
             let view = SkbView::from_raw(p);
             if bindings::afunix_skb_sock(p) != from.as_ptr()
-                || !(*view.cb()).fp.is_null()
+                || (*view.cb()).sealed != 0
                 || (*view.cb()).embryo != 0
-                || self.sk.is_oob_mark(view)
                 || (*p).data_len != 0
                 || bindings::afunix_skb_cloned(p) != 0
                 || bindings::afunix_skb_tailroom(p) < n
@@ -1852,7 +1865,8 @@ impl<'a> IoGuard<'a> {
     /// of the reader lock unlinks skbs of a stream socket, and release (which purges
     /// the queue) cannot run during a `recvmsg` of the same socket. Senders write an
     /// skb (data, `cb`) and queue it under the receiver's state lock: taking that lock
-    /// to find the skb makes those writes visible to the reader.
+    /// to find the skb makes those writes visible to the reader. Bytes a coalesced
+    /// write appends later are published by its length ([`SkbView::len`]).
     pub(crate) fn peek(
         &self,
         state: &StateGuard<'_>,

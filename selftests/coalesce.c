@@ -5,7 +5,7 @@
  * the switch on, once on AF_UNIX (which has no such switch) and once on the module, and
  * every return value, errno, byte, poll mask and control message must be the same:
  * SIOCINQ, MSG_PEEK and SO_PEEK_OFF, reads that stop at other credentials, at fds and
- * at the out-of-band mark, splice, a peeking reader woken by a write appended to the
+ * at the out-of-band mark (also once read), splice, a peeking reader woken by a write appended to the
  * skb it waits past, a full send buffer (EAGAIN, nothing lost), shutdown, EFAULT. One
  * check is not differential: the module's 10 one-byte writes take one skb's memory
  * (SIOCOUTQ), AF_UNIX's ten, which shows that the writes were coalesced.
@@ -222,6 +222,14 @@ static void fds_oob_splice_scenario(int family, struct trace *t)
 	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
 	note(t, ioctl_int(sv[1], SIOCATMARK));
 	note_read(t, recv(sv[1], b, 1, MSG_OOB | MSG_DONTWAIT), b);
+	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
+	/* an out-of-band byte read before the writes after it: still a boundary */
+	write_bytes(t, sv[0], 'a', 2);
+	note(t, send(sv[0], "!", 1, MSG_OOB | MSG_DONTWAIT));
+	note_read(t, recv(sv[1], b, 1, MSG_OOB | MSG_DONTWAIT), b);
+	write_bytes(t, sv[0], 'c', 2);
+	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
+	note(t, ioctl_int(sv[1], SIOCATMARK));
 	note_read(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT), b);
 	/*
 	 * splice: how much one call moves depends on the skbs (a pipe buffer each, 16 in
