@@ -828,12 +828,14 @@ fn coalescing(sk: &Sock) -> bool {
 }
 
 /// A stream write of `len <= COALESCE_MAX` bytes without ancillary data, with
-/// `net.rust_afunix.stream_coalesce` on: the bytes are copied from the caller first,
-/// then appended to the last skb of `other`'s queue if it is `sk`'s, carries no fds, is
-/// not the out-of-band mark, has room, and carries the credentials and security id that
-/// a new skb of this write would (so a reader sees the same bytes, credentials and
-/// boundaries of fds as with one skb per write). Else the write gets an skb of its
-/// own, as without the switch.
+/// `net.rust_afunix.stream_coalesce` on in `other`'s netns: the bytes are copied from
+/// the caller first, then appended to the last skb of `other`'s queue if it is `sk`'s,
+/// was queued without fds and not as the out-of-band byte (`sealed`), has room, and
+/// carries the credentials and security id that a new skb of this write would (so a
+/// reader sees the same bytes, credentials and boundaries of fds and of the mark as
+/// with one skb per write). Else the write gets an skb of its own, as without the
+/// switch. The writer's own netns does not matter: its send-buffer accounting
+/// (`SIOCOUTQ`) follows its peer's switch.
 #[inline(never)]
 fn stream_send_small(
     sk: &Sock,
@@ -1104,12 +1106,13 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
                 }
                 // Read out: unlinked (unless a coalesced write added to it meanwhile,
                 // checked under the queue lock). Unread bytes are left when the buffer
-                // is full or, with `stream_coalesce`, were appended during the copy:
-                // the read goes on with them until it has what it asked for.
+                // is full, a pipe took less than asked (both end the read, as
+                // AF_UNIX's), or, with `stream_coalesce`, were appended during the
+                // copy: the read goes on with them until it has what it asked for.
                 if s.unread() == 0 {
                     io.unlink_consume(s);
                 }
-                if fds.is_some() || left == 0 {
+                if fds.is_some() || left == 0 || chunk < want {
                     break 'redo;
                 }
                 continue 'redo;
