@@ -821,7 +821,7 @@ const COALESCE_MAX: usize = 128;
 /// not decide for it).
 #[inline]
 fn coalescing(sk: &Sock) -> bool {
-    crate::hash::NetTable::of(sk.net())
+    sk.table()
         .stream_coalesce
         .load(core::sync::atomic::Ordering::Relaxed)
         != 0

@@ -1890,19 +1890,16 @@ impl<'a> IoGuard<'a> {
     /// read out ([`StateGuard::append_to_tail`]): it then stays queued, for the next
     /// read. The handle is consumed: no reference to the skb outlives this call.
     pub(crate) fn unlink_consume(&self, skb: QueuedSkb<'_>) {
-        let q = self.sk.receive_queue();
         let p = skb.as_ptr();
-        // SAFETY: `skb` is queued on this socket's receive queue (it came from `peek`
-        // under this guard) and no one else unlinks it. Appends to it take the queue's
-        // lock, held from the check to the unlink; after unlinking, this is its only
-        // owner.
-        unsafe {
-            let _lock = SpinGuard::lock(ptr::addr_of_mut!((*q).lock));
-            if skb.unread() != 0 {
-                return;
-            }
-            bindings::afunix_skb_unlink_locked(p, q);
+        // Appends to it take the queue's lock, held from the check to the unlink.
+        let q = self.sk.rcvq_lock();
+        if skb.unread() != 0 {
+            return;
         }
+        // SAFETY: `skb` is queued on this socket's receive queue (it came from `peek`
+        // under this guard), whose lock is held, and no one else unlinks it.
+        unsafe { bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue()) };
+        drop(q);
         // SAFETY: Unlinked above: ours alone.
         unsafe { bindings::consume_skb(p) };
     }

@@ -113,30 +113,44 @@ TEST(peek_inq_poll)
 						     unix_outq, ours_outq);
 }
 
-/* Receives into `b`, notes the bytes, and the credentials' pid as 1 (ours), 2 (child). */
-static void recv_creds(struct trace *t, int fd, pid_t child)
+/*
+ * Receives up to `blen` bytes into `b` (not blocking) with a control buffer for one
+ * message of `plen` bytes (at most a struct ucred), and notes the read; returns the
+ * type of the control message that came (0: none, or nothing read), its data in
+ * `payload`.
+ */
+static int recv_cmsg(struct trace *t, int fd, unsigned char *b, size_t blen, void *payload,
+		     size_t plen)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
 	} u;
-	unsigned char b[64];
-	struct iovec iov = { .iov_base = b, .iov_len = sizeof(b) };
+	struct iovec iov = { .iov_base = b, .iov_len = blen };
 	struct msghdr mh = {
 		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+		.msg_control = u.buf, .msg_controllen = CMSG_SPACE(plen),
 	};
 	struct cmsghdr *c;
-	struct ucred cr;
 	long r;
 
 	r = recvmsg(fd, &mh, MSG_DONTWAIT);
 	note_read(t, r, b);
 	c = CMSG_FIRSTHDR(&mh);
-	if (r > 0 && c && c->cmsg_type == SCM_CREDENTIALS) {
-		memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+	if (r <= 0 || !c)
+		return 0;
+	memcpy(payload, CMSG_DATA(c), plen);
+	return c->cmsg_type;
+}
+
+/* Receives, notes the bytes, and the credentials' pid as 1 (ours), 2 (child). */
+static void recv_creds(struct trace *t, int fd, pid_t child)
+{
+	unsigned char b[64];
+	struct ucred cr;
+
+	if (recv_cmsg(t, fd, b, sizeof(b), &cr, sizeof(cr)) == SCM_CREDENTIALS)
 		note(t, cr.pid == getpid() ? 1 : cr.pid == child ? 2 : 0);
-	}
 }
 
 /* Reads stop where the writer's credentials change (SO_PASSCRED on the reader). */
@@ -175,44 +189,21 @@ TEST(creds_boundaries)
 /* A read stops after the skb with fds; the out-of-band mark; splice. */
 static void fds_oob_splice_scenario(int family, struct trace *t)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = "F", .iov_len = 1 };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
 	unsigned char b[4096], all[4096];
-	struct cmsghdr *c;
-	int sv[2], p[2], i, fd;
+	int sv[2], p[2], i, fd, rights;
 	long r, n;
 
 	note(t, socketpair(family, SOCK_STREAM, 0, sv));
 	note(t, pipe(p));
 	/* fds */
 	write_bytes(t, sv[0], 'a', 3);
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	memcpy(CMSG_DATA(c), &p[0], sizeof(int));
-	note(t, sendmsg(sv[0], &mh, MSG_DONTWAIT));
+	note(t, send_one_fd(sv[0], "F", p[0], MSG_DONTWAIT));
 	write_bytes(t, sv[0], 'x', 3);
 	for (i = 0; i < 3; i++) {
-		iov = (struct iovec){ .iov_base = b, .iov_len = sizeof(b) };
-		mh.msg_controllen = sizeof(u.buf);
-		r = recvmsg(sv[1], &mh, MSG_DONTWAIT);
-		note_read(t, r, b);
-		c = CMSG_FIRSTHDR(&mh);
-		note(t, r > 0 && c && c->cmsg_type == SCM_RIGHTS);
-		if (r > 0 && c && c->cmsg_type == SCM_RIGHTS) {
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		rights = recv_cmsg(t, sv[1], b, sizeof(b), &fd, sizeof(fd)) == SCM_RIGHTS;
+		note(t, rights);
+		if (rights)
 			close(fd);
-		}
-		iov = (struct iovec){ .iov_base = "F", .iov_len = 1 };
 	}
 	/* the out-of-band mark */
 	write_bytes(t, sv[0], 'a', 2);

@@ -138,6 +138,28 @@ static inline void leave_private_dir(const char *cwd, const char *dir)
 /* Returns the errno of a failing call, 0 for success. */
 #define ERRNO_OF(call) ((call) < 0 ? errno : 0)
 
+/* Sends the one byte at `byte` with `pass` in SCM_RIGHTS: sendmsg's result. */
+static inline long send_one_fd(int sock, const char *byte, int pass, int flags)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)byte, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	memset(&u, 0, sizeof(u));
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	return sendmsg(sock, &mh, flags);
+}
+
 /* Closes both ends of a pair that are open, and marks them closed. */
 static inline void close_pair(int sv[2])
 {

@@ -390,17 +390,7 @@ static int setup_passcred(struct ctx *c, int type)
 /* SCM_RIGHTS: the send of a socket's fd (fd[2]) over a pair; its receive */
 static long send_fd(int s, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { buf, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(s, &m, MSG_DONTWAIT);
+	return send_one_fd(s, (const char *)buf, fd, MSG_DONTWAIT);
 }
 
 /* Receives (flags: MSG_PEEK) one byte and the fd that may come with it (-1 if none). */

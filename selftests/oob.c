@@ -41,23 +41,7 @@ static long atmark(int fd)
 
 static long send_oob_fd(int fd, int pass)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = "Z", .iov_len = 1 };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-	memset(&u, 0, sizeof(u));
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	memcpy(CMSG_DATA(c), &pass, sizeof(int));
-	return sendmsg(fd, &mh, MSG_OOB | MSG_DONTWAIT);
+	return send_one_fd(fd, "Z", pass, MSG_OOB | MSG_DONTWAIT);
 }
 
 /* recvmsg with room for one fd: returns bytes, notes flags and fds received. */
