@@ -179,6 +179,12 @@ struct sk_buff *afunix_rcvq_peek_next(struct sock *sk, struct sk_buff *skb);
 struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk);
 unsigned int afunix_skb_tailroom(const struct sk_buff *skb);
 int afunix_skb_cloned(const struct sk_buff *skb);
+bool afunix_skb_keepable(const struct sk_buff *skb, unsigned int max_head);
+void afunix_skb_orphan(struct sk_buff *skb);
+void afunix_skb_renew(struct sk_buff *skb);
+unsigned int afunix_skb_head_end(unsigned int len, gfp_t gfp, unsigned int small_end);
+unsigned int afunix_skb_end_offset(const struct sk_buff *skb);
+unsigned int afunix_skb_small_end(void);
 void afunix_skb_put_data(struct sk_buff *skb, const void *data, unsigned int len);
 unsigned char *afunix_skb_tail_pointer(const struct sk_buff *skb);
 bool afunix_copy_from_iter_full(void *addr, size_t bytes, struct iov_iter *i);
@@ -257,7 +263,7 @@ void afunix___remove_wait_queue(struct wait_queue_head *wq, struct wait_queue_en
 
 long afunix_file_count(struct file *file);
 struct file *afunix_get_file(struct file *file);
-struct scm_fp_list *afunix_fpl_alloc(void);
+struct scm_fp_list *afunix_fpl_alloc(unsigned int max);
 void *afunix_addr_alloc(size_t size);
 unsigned long afunix_rlimit_nofile(void);
 void afunix_gc_lock_init(spinlock_t *gc_lock);

@@ -12,6 +12,7 @@
  * Everything else, the name tables, their resize and the autobind map included, is
  * Rust: see README.md, "Layout".
  */
+#include <linux/kcov.h>
 #include <linux/module.h>
 #include <linux/security.h>
 #include <net/netns/generic.h>
@@ -269,6 +270,87 @@ unsigned int afunix_skb_tailroom(const struct sk_buff *skb)
 int afunix_skb_cloned(const struct sk_buff *skb)
 {
 	return skb_cloned(skb);
+}
+
+/*
+ * A consumed skb a receiver may keep for its writers' next skb (afunix_skb_renew()):
+ * linear, with a kmalloc'd head of at most max_head bytes that no clone shares, no
+ * extension, no zero-copy state.
+ */
+bool afunix_skb_keepable(const struct sk_buff *skb, unsigned int max_head)
+{
+	return skb_end_offset(skb) <= SKB_WITH_OVERHEAD(max_head) && !skb_is_nonlinear(skb) &&
+	       !skb->cloned && !skb->head_frag && !skb->pfmemalloc &&
+	       skb->fclone == SKB_FCLONE_UNAVAILABLE &&
+	       refcount_read(&skb->users) == 1 && !skb_has_extensions((struct sk_buff *)skb) &&
+	       !skb_zcopy((struct sk_buff *)skb) && !skb_shinfo(skb)->frag_list &&
+	       !skb_dst(skb);
+}
+
+void afunix_skb_orphan(struct sk_buff *skb)
+{
+	skb_orphan(skb);
+}
+
+/*
+ * A kept skb made new in place, as __alloc_skb() makes one around the same head (C: its
+ * __finalize_skb_around() is static in skbuff.c, and the fields set are bitfields and
+ * struct groups of sk_buff).
+ */
+void afunix_skb_renew(struct sk_buff *skb)
+{
+	unsigned int end = skb_end_offset(skb);
+	struct skb_shared_info *shinfo;
+
+	memset(skb, 0, offsetof(struct sk_buff, tail));
+	skb->truesize = SKB_TRUESIZE(end);
+	refcount_set(&skb->users, 1);
+	skb->data = skb->head;
+	skb_reset_tail_pointer(skb);
+	skb->mac_header = (typeof(skb->mac_header))~0U;
+	skb->transport_header = (typeof(skb->transport_header))~0U;
+	skb->alloc_cpu = raw_smp_processor_id();
+	shinfo = skb_shinfo(skb);
+	memset(shinfo, 0, offsetof(struct skb_shared_info, dataref));
+	atomic_set(&shinfo->dataref, 1);
+	skb_set_kcov_handle(skb, kcov_common_handle());
+}
+
+/*
+ * The end offset of the heads of the small-head cache, where __alloc_skb() puts every
+ * skb of a few hundred bytes (skbuff.c's SKB_SMALL_HEAD_HEADROOM, a macro of that file
+ * only): read off a new skb of no bytes. 0 without memory: no skb is kept.
+ */
+unsigned int afunix_skb_small_end(void)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+	unsigned int end;
+
+	if (!skb)
+		return 0;
+	end = skb_end_offset(skb);
+	consume_skb(skb);
+	return end;
+}
+
+/*
+ * The end offset of the head that alloc_skb(len, gfp) makes: the small-head cache's
+ * (end offset small_end) when the head fits and gfp allows it, else the kmalloc size
+ * (C: kmalloc_reserve(), which decides, is static in skbuff.c).
+ */
+unsigned int afunix_skb_head_end(unsigned int len, gfp_t gfp, unsigned int small_end)
+{
+	unsigned int obj = SKB_HEAD_ALIGN(len);
+
+	if (obj <= small_end + SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) &&
+	    !(gfp & KMALLOC_NOT_NORMAL_BITS))
+		return small_end;
+	return SKB_WITH_OVERHEAD(kmalloc_size_roundup(obj));
+}
+
+unsigned int afunix_skb_end_offset(const struct sk_buff *skb)
+{
+	return skb_end_offset(skb);
 }
 
 void afunix_skb_put_data(struct sk_buff *skb, const void *data, unsigned int len)
@@ -609,10 +691,14 @@ struct file *afunix_get_file(struct file *file)
 	return get_file(file);
 }
 
-/* An fd list, as scm_fp_copy() allocates it (kfree'd by __scm_destroy()). */
-struct scm_fp_list *afunix_fpl_alloc(void)
+/*
+ * An fd list with room for max files (kfree'd by __scm_destroy(), which reads only the
+ * first count): scm_fp_copy()'s allocation, cut to the slots used.
+ */
+struct scm_fp_list *afunix_fpl_alloc(unsigned int max)
 {
-	return kmalloc(sizeof(struct scm_fp_list), GFP_KERNEL_ACCOUNT);
+	return kmalloc(offsetof(struct scm_fp_list, fp) + max * sizeof(struct file *),
+		       GFP_KERNEL_ACCOUNT);
 }
 
 /* A bound address, as unix_create_addr() allocates one (kfree'd by its last put). */

@@ -69,6 +69,13 @@ impl<'a> CmsgIter<'a> {
     }
 }
 
+impl CmsgIter<'_> {
+    /// No header follows the last one returned.
+    fn at_end(&self) -> bool {
+        self.off.is_none()
+    }
+}
+
 impl<'a> Iterator for CmsgIter<'a> {
     type Item = Result<Cmsg<'a>>;
 
@@ -151,7 +158,8 @@ pub(crate) fn scm_send(sk: &Sock, m: &Msg) -> Result<SendScm> {
 fn scm_parse(buf: &[u8], secid: u32) -> Result<SendScm> {
     let mut creds = no_creds();
     let mut fds: Option<FdList> = None;
-    for c in CmsgIter::new(buf) {
+    let mut cmsgs = CmsgIter::new(buf);
+    while let Some(c) = cmsgs.next() {
         let c = c?;
         if c.level != SOL_SOCKET {
             continue;
@@ -167,9 +175,15 @@ fn scm_parse(buf: &[u8], secid: u32) -> Result<SendScm> {
                 if num > SCM_MAX_FD {
                     return Err(EINVAL);
                 }
+                // The list is sized to this message's fds when no other message
+                // follows, else made for `SCM_MAX_FD` (as `scm_fp_copy()` always).
                 let list = match &mut fds {
                     Some(l) => l,
-                    None => fds.insert(FdList::new()?),
+                    None => fds.insert(FdList::with_capacity(if cmsgs.at_end() {
+                        num
+                    } else {
+                        SCM_MAX_FD
+                    })?),
                 };
                 if list.len() + num > SCM_MAX_FD {
                     return Err(EINVAL);

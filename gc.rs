@@ -410,7 +410,7 @@ pub(crate) fn detach_queued(skb: &QueuedSkb<'_>, io: &IoGuard<'_>) -> Option<FdL
 /// files, taken under the collector's lock so that a run sees either none of them or
 /// all. `None` without memory (AF_UNIX then delivers no fds either).
 pub(crate) fn peek(fds: &Fds) -> Option<FdList> {
-    let new = FdList::new().ok()?;
+    let new = FdList::with_capacity(fds.len()).ok()?;
     let gc = gc()?;
     let _g = gc.state.lock();
     Some(new.dup_of(fds))

@@ -511,6 +511,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len.min(len),
         flags & msg::DONTWAIT != 0,
         PAGE_ALLOC_COSTLY_ORDER,
+        None,
         |skb| {
             skb.set_creds(&creds);
             skb.set_secid(secid);
@@ -760,8 +761,17 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
                 .saturating_sub(max_head0)
                 .next_multiple_of(PAGE_SIZE)
                 .min(size);
-            Skb::alloc_from_msg::<DataSkb>(sk, m, size, data_len, nonblock, order, prepare)
-                .map(|skb| (skb, size))
+            Skb::alloc_from_msg::<DataSkb>(
+                sk,
+                m,
+                size,
+                data_len,
+                nonblock,
+                order,
+                Some(&other),
+                prepare,
+            )
+            .map(|skb| (skb, size))
         };
         let (skb, size) = match made {
             Ok(made) => made,
@@ -870,7 +880,7 @@ fn stream_send_small(
         return Ok(len);
     }
     let nonblock = flags & msg::DONTWAIT != 0;
-    let skb = Skb::alloc_from_bytes::<DataSkb>(sk, data, nonblock, |skb| {
+    let skb = Skb::alloc_from_bytes::<DataSkb>(sk, data, nonblock, Some(other), |skb| {
         skb.set_creds(&scm.creds);
         skb.set_secid(scm.secid);
         Ok(())
@@ -899,7 +909,7 @@ fn queue_oob(
         fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
     };
     let nonblock = m.flags() & msg::DONTWAIT != 0;
-    let mut skb = Skb::alloc_from_msg::<DataSkb>(sk, m, 1, 0, nonblock, 0, prepare)?;
+    let mut skb = Skb::alloc_from_msg::<DataSkb>(sk, m, 1, 0, nonblock, 0, None, prepare)?;
     let mut g = other.lock();
     if other.is_dead() || other.shutdown() & shut::RCV != 0 {
         drop(g);

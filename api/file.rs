@@ -144,9 +144,9 @@ impl Fds {
 ///
 /// # Safety
 ///
-/// `p` is a valid list and `i < SCM_MAX_FD`.
+/// `p` is a valid list and `i` is below its `max`, the slots allocated.
 unsafe fn slot(p: *mut bindings::scm_fp_list, i: usize) -> *mut *mut bindings::file {
-    // SAFETY: `fp` has `SCM_MAX_FD` slots and `i` is below (safety requirements).
+    // SAFETY: The allocation has `max` slots and `i` is below (safety requirements).
     unsafe {
         ptr::addr_of_mut!((*p).fp)
             .cast::<*mut bindings::file>()
@@ -159,37 +159,50 @@ unsafe fn slot(p: *mut bindings::scm_fp_list, i: usize) -> *mut *mut bindings::f
 ///
 /// # Invariants
 ///
-/// `self.0` is a list from `afunix_fpl_alloc`, its header zeroed; its first `count`
-/// files are references it owns; `count_unix` of them are sockets of this family.
+/// `self.0` is a list from `afunix_fpl_alloc` with `max` slots (1 to `SCM_MAX_FD`), its
+/// other header fields zeroed; its first `count` files are references it owns;
+/// `count_unix` of them are sockets of this family.
 pub(crate) struct FdList(NonNull<bindings::scm_fp_list>);
 
 // SAFETY: The list is plain memory and file references, usable from any thread.
 unsafe impl Send for FdList {}
 
 impl FdList {
-    /// An empty list with room for `SCM_MAX_FD` files.
-    pub(crate) fn new() -> Result<FdList> {
+    /// An empty list with room for `n` files (at least one, at most `SCM_MAX_FD`).
+    /// `scm_fp_copy()` always allocates `SCM_MAX_FD` slots (2 KiB, from the 4 KiB
+    /// kmalloc cache, which a message of one fd then takes and frees); a list sized to
+    /// its files comes from the small caches.
+    pub(crate) fn with_capacity(n: usize) -> Result<FdList> {
+        let max = n.clamp(1, SCM_MAX_FD);
         // SAFETY: No requirements; process context (sendmsg, recvmsg).
-        let p = NonNull::new(unsafe { bindings::afunix_fpl_alloc() }).ok_or(ENOMEM)?;
-        // SAFETY: Just allocated, `sizeof(struct scm_fp_list)` bytes: the header (every
-        // field before `fp`: counts, AF_UNIX's collector fields, `user`) is zeroed, as
-        // `scm_fp_copy()` sets it; the slots are written as files are added.
+        let p = NonNull::new(unsafe { bindings::afunix_fpl_alloc(max as u32) }).ok_or(ENOMEM)?;
+        // SAFETY: Just allocated, the header and `max` slots: the header (every field
+        // before `fp`: counts, AF_UNIX's collector fields, `user`) is zeroed, as
+        // `scm_fp_copy()` sets it, with `max` the slots allocated; the slots are written
+        // as files are added.
         unsafe {
             ptr::write_bytes(
                 p.as_ptr().cast::<u8>(),
                 0,
                 core::mem::offset_of!(bindings::scm_fp_list, fp),
             );
-            (*p.as_ptr()).max = SCM_MAX_FD as i16;
+            // CAST: `max <= SCM_MAX_FD` (253) fits `short`.
+            (*p.as_ptr()).max = max as i16;
         }
-        // INVARIANT: An empty list.
+        // INVARIANT: An empty list with `max` slots.
         Ok(FdList(p))
     }
 
+    /// The slots allocated (`max`).
+    fn capacity(&self) -> usize {
+        // SAFETY: A valid list (type invariant); `max` is set once, at allocation.
+        usize::try_from(unsafe { (*self.0.as_ptr()).max }).unwrap_or(0)
+    }
+
     /// Adds `file` to the list, counting it in `count_unix` if it is a socket of this
-    /// family; gives it back when the list is full (`SCM_MAX_FD` files).
+    /// family; gives it back when the list is full (its capacity).
     pub(crate) fn push(&mut self, file: File) -> core::result::Result<(), File> {
-        if self.len() >= SCM_MAX_FD {
+        if self.len() >= self.capacity() {
             return Err(file);
         }
         let file = file.into_raw();
@@ -209,19 +222,26 @@ impl FdList {
     }
 
     /// A copy of `src` that holds a reference of its own to each file (AF_UNIX's
-    /// `scm_fp_dup()`, for `MSG_PEEK`), made in `self`, an empty list. Takes no lock
-    /// and does not allocate: it may run under a spinlock.
+    /// `scm_fp_dup()`, for `MSG_PEEK`), made in `self`, an empty list of at least
+    /// `src.len()` slots (with fewer, the first files that fit). Takes no lock and does
+    /// not allocate: it may run under a spinlock.
     pub(crate) fn dup_of(self, src: &Fds) -> FdList {
-        let n = src.len();
+        let n = src.len().min(self.capacity());
         let p = self.0.as_ptr();
-        // SAFETY: `self` is empty with `SCM_MAX_FD` slots and `n <= SCM_MAX_FD`; `src`
-        // holds each of its files, so taking another reference is valid.
+        // SAFETY: `self` is empty with at least `n` slots; `src` holds each of its
+        // files, so taking another reference is valid.
         unsafe {
             for i in 0..n {
                 slot(p, i).write(bindings::afunix_get_file(src.file(i)));
             }
             (*p).count = n as i16;
-            (*p).count_unix = (*src.as_ptr()).count_unix;
+            (*p).count_unix = if n == src.len() {
+                (*src.as_ptr()).count_unix
+            } else {
+                (0..n)
+                    .filter(|&i| !family_sk_of_file(src.file(i)).is_null())
+                    .count() as i16
+            };
         }
         self
     }

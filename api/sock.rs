@@ -196,8 +196,13 @@ pub(crate) mod wake_async {
 ///   queue, or NULL: set and cleared under the state lock and the queue lock, compared
 ///   atomically (poll).
 ///
-/// `listener` and `vertex` (AF_UNIX's collector, which never sees this family's
-/// sockets) stay NULL.
+/// `listener` (AF_UNIX's collector, which never sees this family's sockets) stays NULL.
+/// `vertex`, the other field of that collector, is the module's slot for a small skb
+/// this socket's reader consumed, kept for the next skb a writer makes for this socket
+/// ([`keep_or_consume`]), or NULL: owned by the slot, its destructor already run;
+/// exchanged atomically by both sides, so one side has it at a time; freed by the
+/// destructor. (The module's fields after `unix` fill the 64 bytes that `UnixSock` may
+/// add to AF_UNIX's slab object.)
 #[repr(C)]
 pub(crate) struct UnixSock {
     /// AF_UNIX's socket (see above).
@@ -629,7 +634,25 @@ impl Sock {
         drop(unsafe { self.write_conn(Conn::Unconnected) });
         // SAFETY: As above.
         unsafe { self.destruct_addr() };
+        self.drop_kept_skb();
         self.count_out();
+    }
+
+    /// The slot of the skb kept for this socket's writers.
+    fn skb_cache(&self) -> &AtomicPtr<bindings::sk_buff> {
+        // SAFETY: `self` is a socket of this family, a `UnixSock`, whose memory is valid
+        // while borrowed; `vertex` is the slot (see `UnixSock`), a pointer-sized field
+        // accessed only atomically.
+        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).unix.vertex).cast()) }
+    }
+
+    /// Frees the kept skb, if any (the destructor).
+    fn drop_kept_skb(&self) {
+        let p = self.skb_cache().swap(ptr::null_mut(), Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: The slot owned the skb (orphaned: no destructor, no socket).
+            unsafe { bindings::consume_skb(p) };
+        }
     }
 
     /// Counts the socket out of [`NR_SOCKS`] and `/proc/net/protocols` (undoes the
@@ -1901,7 +1924,7 @@ impl<'a> IoGuard<'a> {
         unsafe { bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue()) };
         drop(q);
         // SAFETY: Unlinked above: ours alone.
-        unsafe { bindings::consume_skb(p) };
+        unsafe { keep_or_consume(self.sk, p) };
     }
 
     /// Takes the lock of the receive queue, for the out-of-band bookkeeping of a stream
@@ -2092,6 +2115,57 @@ impl Socket {
     }
 }
 
+/// The end offset of the heads of the kernel's small-head cache (`alloc_skb()` of up
+/// to a few hundred bytes without `__GFP_ACCOUNT`); 0 until [`init_skb_reuse`], or
+/// without memory then: no skb is kept.
+static SMALL_END: AtomicU32 = AtomicU32::new(0);
+
+/// The largest head (data and `skb_shared_info`, bytes) of an skb kept for reuse: a
+/// write of up to about 700 bytes.
+const KEEP_MAX_HEAD: u32 = 1024;
+
+/// Learns the size of the small heads that skbs kept for reuse have (at module load).
+pub(crate) fn init_skb_reuse() {
+    // SAFETY: Process context (module init).
+    let end = unsafe { bindings::afunix_skb_small_end() };
+    SMALL_END.store(end, Ordering::Relaxed);
+}
+
+/// Frees `p`, a data skb of the module's that a read of `sk` consumed; or, when it is
+/// a linear skb of at most [`KEEP_MAX_HEAD`] that nothing else shares, runs its destructor (the credentials'
+/// pid, the fds, the sender's write space) as the free would, and keeps it in `sk`'s
+/// slot, where the next skb a writer makes for `sk` of that size takes it instead of
+/// two slab allocations ([`Skb::alloc_charged`]). With the slot taken (the writer
+/// did not use the last one yet: it writes ahead, in bursts), `p` is freed; so is the
+/// out-of-band mark (compared by address: the mark is cleared before its skb is read
+/// out, but a kept skb must never be taken for it). What AF_UNIX does not do: at most one small skb (1 KiB at most) stays with a
+/// socket that has been read from, uncharged, until it is used or the socket freed.
+///
+/// # Safety
+///
+/// `p` is an skb the caller owns (unlinked from every queue) and gives up.
+unsafe fn keep_or_consume(sk: &Sock, p: *mut bindings::sk_buff) {
+    let small = SMALL_END.load(Ordering::Relaxed);
+    // SAFETY: The caller owns `p`. A kept skb is orphaned first (as `kfree_skb` would
+    // run its destructor) and then owned by the slot; one it replaces was owned by the
+    // slot and is ours after the exchange.
+    unsafe {
+        if small == 0
+            || !sk.skb_cache().load(Ordering::Relaxed).is_null()
+            || ptr::eq(sk.oob_slot().load(Ordering::Relaxed), p)
+            || !bindings::afunix_skb_keepable(p, KEEP_MAX_HEAD)
+        {
+            bindings::consume_skb(p);
+            return;
+        }
+        bindings::afunix_skb_orphan(p);
+        let old = sk.skb_cache().swap(p, Ordering::AcqRel);
+        if !old.is_null() {
+            bindings::consume_skb(old);
+        }
+    }
+}
+
 /// An skb owned by the module: freed on drop unless handed on.
 ///
 /// # Invariants
@@ -2117,7 +2191,11 @@ impl Skb {
         data_len: usize,
         nonblock: bool,
         order: i32,
+        reuse: Option<&Sock>,
     ) -> Result<Skb> {
+        if let Some(skb) = reuse.and_then(|to| Self::take_kept::<D>(sk, to, head, data_len)) {
+            return Ok(skb);
+        }
         let mut err: c_int = 0;
         // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
         let skb = unsafe {
@@ -2147,11 +2225,75 @@ impl Skb {
         Ok(skb)
     }
 
+    /// The skb kept for `to`'s writers ([`keep_or_consume`]), made new and charged to
+    /// `sk` as `sock_alloc_send_pskb()` would make one of `head` linear bytes: only
+    /// where that would return at once (no error, not shut down, room in the send
+    /// buffer) with a head of the same size (so the same `truesize`); `None` otherwise,
+    /// and the caller allocates.
+    #[inline]
+    fn take_kept<D: SkbDestructor>(
+        sk: &Sock,
+        to: &Sock,
+        head: usize,
+        data_len: usize,
+    ) -> Option<Skb> {
+        let small = SMALL_END.load(Ordering::Relaxed);
+        let head = u32::try_from(head).ok()?;
+        if data_len != 0
+            || small == 0
+            || head > KEEP_MAX_HEAD
+            || sk.err() != 0
+            || sk.shutdown() & shut::SEND != 0
+            // `sk_wmem_alloc_get(sk) < sk_sndbuf`: `sk_wmem_alloc` counts one more.
+            || i64::from(sk.wmem_alloc()) > i64::from(sk.sndbuf())
+        {
+            return None;
+        }
+        let slot = to.skb_cache();
+        let p = NonNull::new(slot.swap(ptr::null_mut(), Ordering::AcqRel))?;
+        // SAFETY: `sk_allocation` of a live socket, set at creation; `p` is ours (the
+        // slot owned it) and valid.
+        let (want, end) = unsafe {
+            let gfp = ptr::addr_of!((*sk.as_ptr()).sk_allocation).read();
+            (
+                bindings::afunix_skb_head_end(head, gfp, small),
+                bindings::afunix_skb_end_offset(p.as_ptr()),
+            )
+        };
+        if want != end {
+            // Another size: back to the slot (or freed, if a read put one there since).
+            let old = slot.swap(p.as_ptr(), Ordering::AcqRel);
+            if !old.is_null() {
+                // SAFETY: The slot owned it; ours after the exchange.
+                unsafe { bindings::consume_skb(old) };
+            }
+            return None;
+        }
+        // SAFETY: The slot owned the skb, orphaned, with a head nothing else shares and
+        // of the size a new one would have (so the same `truesize`); it is ours now.
+        // Made new, it is charged to `sk` as a new skb would be (`skb_set_owner_w`, as
+        // `sock_alloc_send_pskb`).
+        let skb = unsafe {
+            bindings::afunix_skb_renew(p.as_ptr());
+            bindings::skb_set_owner_w(p.as_ptr(), sk.as_ptr());
+            Skb::from_raw(p)
+        };
+        // SAFETY: As in `alloc_charged`: `cb` zeroed, `skb_wfree` over `sock_wfree`.
+        unsafe {
+            (*skb.0.as_ptr())
+                .__bindgen_anon_3
+                .__bindgen_anon_1
+                .destructor = Some(skb_wfree::<D>);
+        }
+        Some(skb)
+    }
+
     /// Allocates an skb charged to `sk`'s send buffer, with `len` bytes of which
     /// `data_len` in page fragments, waiting for room unless `nonblock`
     /// (`sock_alloc_send_pskb()`); then calls `prepare` on it (credentials and fds, as
     /// AF_UNIX's `unix_scm_to_skb()` before the copy) and copies `len` bytes from `msg`
-    /// into it.
+    /// into it. A small skb may be the one kept for `reuse`, its receiver.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn alloc_from_msg<D: SkbDestructor>(
         sk: &Sock,
         msg: &mut Msg,
@@ -2159,12 +2301,13 @@ impl Skb {
         data_len: usize,
         nonblock: bool,
         order: i32,
+        reuse: Option<&Sock>,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<Skb> {
         let head = len
             .checked_sub(data_len)
             .ok_or_else(|| Error::from(EMSGSIZE))?;
-        let mut skb = Self::alloc_charged::<D>(sk, head, data_len, nonblock, order)?;
+        let mut skb = Self::alloc_charged::<D>(sk, head, data_len, nonblock, order, reuse)?;
         let p = skb.0.as_ptr();
         // SAFETY: The skb has `head` bytes of tailroom and `data_len` bytes of frags, as
         // AF_UNIX lays them out (`skb_put` + `data_len`/`len`).
@@ -2182,15 +2325,17 @@ impl Skb {
 
     /// Allocates a linear skb charged to `sk`'s send buffer, waiting for room unless
     /// `nonblock`, calls `prepare` on it, and copies `data` into it: a stream write
-    /// already copied from the caller (`net.rust_afunix.stream_coalesce`).
+    /// already copied from the caller (`net.rust_afunix.stream_coalesce`). It may be
+    /// the skb kept for `reuse`, its receiver.
     pub(crate) fn alloc_from_bytes<D: SkbDestructor>(
         sk: &Sock,
         data: &[u8],
         nonblock: bool,
+        reuse: Option<&Sock>,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<Skb> {
         let n = u32::try_from(data.len()).map_err(|_| Error::from(EMSGSIZE))?;
-        let mut skb = Self::alloc_charged::<D>(sk, data.len(), 0, nonblock, 0)?;
+        let mut skb = Self::alloc_charged::<D>(sk, data.len(), 0, nonblock, 0, reuse)?;
         prepare(&mut skb)?;
         // SAFETY: The skb has `n` bytes of tail room (allocated so); `data` is `n`
         // readable bytes.
@@ -2210,7 +2355,7 @@ impl Skb {
         nonblock: bool,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<(Skb, usize)> {
-        let mut skb = Self::alloc_charged::<D>(sk, 0, 0, nonblock, 0)?;
+        let mut skb = Self::alloc_charged::<D>(sk, 0, 0, nonblock, 0, None)?;
         let p = skb.0.as_ptr();
         // SAFETY: Our new skb. The spliced pages need no checksum
         // (`CHECKSUM_UNNECESSARY`, as AF_UNIX).
