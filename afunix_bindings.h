@@ -182,7 +182,8 @@ int afunix_skb_cloned(const struct sk_buff *skb);
 bool afunix_skb_keepable(const struct sk_buff *skb, unsigned int max_head);
 void afunix_skb_orphan(struct sk_buff *skb);
 void afunix_skb_renew(struct sk_buff *skb);
-unsigned int afunix_skb_head_end(unsigned int len, gfp_t gfp, unsigned int small_end);
+unsigned int afunix_skb_head_end(unsigned int len, gfp_t gfp, unsigned int small_end,
+				 unsigned int max_head);
 unsigned int afunix_skb_end_offset(const struct sk_buff *skb);
 unsigned int afunix_skb_small_end(void);
 void afunix_skb_put_data(struct sk_buff *skb, const void *data, unsigned int len);

@@ -280,6 +280,7 @@ int afunix_skb_cloned(const struct sk_buff *skb)
 bool afunix_skb_keepable(const struct sk_buff *skb, unsigned int max_head)
 {
 	return skb_end_offset(skb) <= SKB_WITH_OVERHEAD(max_head) && !skb_is_nonlinear(skb) &&
+	       !skb_shinfo(skb)->nr_frags && !skb_nfct(skb) &&
 	       !skb->cloned && !skb->head_frag && !skb->pfmemalloc &&
 	       skb->fclone == SKB_FCLONE_UNAVAILABLE &&
 	       refcount_read(&skb->users) == 1 && !skb_has_extensions((struct sk_buff *)skb) &&
@@ -334,18 +335,21 @@ unsigned int afunix_skb_small_end(void)
 }
 
 /*
- * The end offset of the head that alloc_skb(len, gfp) makes: the small-head cache's
- * (end offset small_end) when the head fits and gfp allows it, else the kmalloc size
- * (C: kmalloc_reserve(), which decides, is static in skbuff.c).
+ * The end offset of the head that alloc_skb(len, gfp) makes, 0 if that head is larger
+ * than max_head bytes: the small-head cache's (end offset small_end) when the head
+ * fits and gfp allows it, else the kmalloc size (C: kmalloc_reserve(), which decides,
+ * is static in skbuff.c).
  */
-unsigned int afunix_skb_head_end(unsigned int len, gfp_t gfp, unsigned int small_end)
+unsigned int afunix_skb_head_end(unsigned int len, gfp_t gfp, unsigned int small_end,
+				 unsigned int max_head)
 {
 	unsigned int obj = SKB_HEAD_ALIGN(len);
 
 	if (obj <= small_end + SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) &&
 	    !(gfp & KMALLOC_NOT_NORMAL_BITS))
 		return small_end;
-	return SKB_WITH_OVERHEAD(kmalloc_size_roundup(obj));
+	obj = kmalloc_size_roundup(obj);
+	return obj <= max_head ? SKB_WITH_OVERHEAD(obj) : 0;
 }
 
 unsigned int afunix_skb_end_offset(const struct sk_buff *skb)

@@ -125,6 +125,7 @@ fn release_sock(sk: &Sock, embryo: bool) {
             }
             peer.state_change();
             peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
+            peer.drop_kept_skb();
         }
         wakeup::peer_wake_disconnect(sk, &peer);
         // `peer` drops here: it may now die.
@@ -132,6 +133,9 @@ fn release_sock(sk: &Sock, embryo: bool) {
 
     // Throw out the buffers; a listener's queue holds embryos, released with it.
     sk.purge_rcvq(|e| release_sock(&e, true));
+    // No write will take the skb kept for this socket's writers, nor, on a connection,
+    // the one kept by the peer, which has no writer left.
+    sk.drop_kept_skb();
     sk.release_path();
     // Fds in flight may now be part of a cycle no one can receive.
     gc::on_release();
@@ -190,6 +194,10 @@ pub(crate) fn shutdown(sk: &Sock, how: i32) -> Result {
         g.peer().map(ARef::from)
     };
     sk.state_change();
+    if mode & shut::RCV != 0 {
+        // No more writes to it: the skb kept for them goes.
+        sk.drop_kept_skb();
+    }
 
     if let Some(peer) = peer.filter(|_| sk.is_connection_oriented()) {
         let mut peer_mode = 0;
@@ -201,6 +209,9 @@ pub(crate) fn shutdown(sk: &Sock, how: i32) -> Result {
         }
         peer.lock().add_shutdown(peer_mode);
         peer.state_change();
+        if peer_mode & shut::RCV != 0 {
+            peer.drop_kept_skb();
+        }
         if peer_mode == shut::MASK {
             peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
         } else if peer_mode & shut::RCV != 0 {

@@ -94,6 +94,10 @@ impl Drop for File {
     }
 }
 
+/// The bytes of a `struct scm_fp_list` before its slots: all of it a borrow covers
+/// (a list has only the slots it was allocated with, [`FdList::with_capacity`]).
+const FPL_HEADER: usize = core::mem::offset_of!(bindings::scm_fp_list, fp);
+
 /// The files of one message, borrowed.
 ///
 /// # Invariants
@@ -101,20 +105,20 @@ impl Drop for File {
 /// The list is valid while borrowed, and its first `count` slots hold files it holds a
 /// reference to; `count` and `count_unix` change only through an owning [`FdList`].
 #[repr(transparent)]
-pub(crate) struct Fds(Opaque<bindings::scm_fp_list>);
+pub(crate) struct Fds(Opaque<[u8; FPL_HEADER]>);
 
 impl Fds {
     /// # Safety
     ///
     /// `ptr` is a valid list for `'a` whose first `count` files are held by it.
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::scm_fp_list) -> &'a Fds {
-        // CAST: `Fds` is `repr(transparent)` over `struct scm_fp_list`.
+        // CAST: `Fds` is `repr(transparent)` over the list's header bytes.
         // SAFETY: Valid for `'a` (safety requirements).
         unsafe { &*ptr.cast() }
     }
 
     fn as_ptr(&self) -> *mut bindings::scm_fp_list {
-        self.0.get()
+        self.0.get().cast()
     }
 
     /// The number of files.

@@ -646,8 +646,9 @@ impl Sock {
         unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).unix.vertex).cast()) }
     }
 
-    /// Frees the kept skb, if any (the destructor).
-    fn drop_kept_skb(&self) {
+    /// Frees the skb kept for this socket's writers, if any: at the destructor, and
+    /// when no write can take it any more (release, receive side shut down).
+    pub(crate) fn drop_kept_skb(&self) {
         let p = self.skb_cache().swap(ptr::null_mut(), Ordering::Acquire);
         if !p.is_null() {
             // SAFETY: The slot owned the skb (orphaned: no destructor, no socket).
@@ -1909,7 +1910,8 @@ impl<'a> IoGuard<'a> {
     }
 
     /// Unlinks `skb` (from [`IoGuard::peek`]), all of it read, from the receive queue
-    /// and frees it; unless a coalesced write added bytes to it since the reader saw it
+    /// and frees it (or keeps it for the next write to this socket: [`keep_or_consume`]);
+    /// unless a coalesced write added bytes to it since the reader saw it
     /// read out ([`StateGuard::append_to_tail`]): it then stays queued, for the next
     /// read. The handle is consumed: no reference to the skb outlives this call.
     pub(crate) fn unlink_consume(&self, skb: QueuedSkb<'_>) {
@@ -2115,16 +2117,17 @@ impl Socket {
     }
 }
 
-/// The end offset of the heads of the kernel's small-head cache (`alloc_skb()` of up
-/// to a few hundred bytes without `__GFP_ACCOUNT`); 0 until [`init_skb_reuse`], or
-/// without memory then: no skb is kept.
+/// The end offset of the heads of the kernel's small-head cache, where `alloc_skb()`
+/// puts a head of a few hundred bytes when its gfp flags allow (not this family's:
+/// its sockets allocate with `__GFP_ACCOUNT`, so their heads come from the memcg
+/// kmalloc caches); 0 until [`init_skb_reuse`], or without memory then: no skb is kept.
 static SMALL_END: AtomicU32 = AtomicU32::new(0);
 
-/// The largest head (data and `skb_shared_info`, bytes) of an skb kept for reuse: a
-/// write of up to about 700 bytes.
+/// The largest head (data and `skb_shared_info`, bytes) of an skb kept for reuse: the
+/// kmalloc classes of 512 and 1024 bytes, writes of up to 704 bytes.
 const KEEP_MAX_HEAD: u32 = 1024;
 
-/// Learns the size of the small heads that skbs kept for reuse have (at module load).
+/// Learns the size of the small-head cache's heads (at module load).
 pub(crate) fn init_skb_reuse() {
     // SAFETY: Process context (module init).
     let end = unsafe { bindings::afunix_skb_small_end() };
@@ -2132,26 +2135,32 @@ pub(crate) fn init_skb_reuse() {
 }
 
 /// Frees `p`, a data skb of the module's that a read of `sk` consumed; or, when it is
-/// a linear skb of at most [`KEEP_MAX_HEAD`] that nothing else shares, runs its destructor (the credentials'
-/// pid, the fds, the sender's write space) as the free would, and keeps it in `sk`'s
-/// slot, where the next skb a writer makes for `sk` of that size takes it instead of
-/// two slab allocations ([`Skb::alloc_charged`]). With the slot taken (the writer
-/// did not use the last one yet: it writes ahead, in bursts), `p` is freed; so is the
-/// out-of-band mark (compared by address: the mark is cleared before its skb is read
-/// out, but a kept skb must never be taken for it). What AF_UNIX does not do: at most one small skb (1 KiB at most) stays with a
-/// socket that has been read from, uncharged, until it is used or the socket freed.
+/// linear with a head of at most [`KEEP_MAX_HEAD`] bytes that nothing else shares,
+/// runs its destructor (the credentials' pid, the fds, the sender's write space) as
+/// `consume_skb` would, and keeps it in `sk`'s slot: the next write to `sk` with a
+/// head of that size takes it instead of two slab allocations and two frees
+/// ([`Skb::alloc_charged`]). `p` is freed instead when the slot is taken (the writer
+/// did not use the last one: it writes ahead, in bursts), when no write can come (the
+/// receive side is shut down), and for the out-of-band mark (compared by address: the
+/// mark is cleared before its skb is read out, but a kept skb must never pass for it).
+///
+/// What AF_UNIX does not do: one skb (its 1 KiB head at most and the `sk_buff`) stays
+/// with a socket that has been read from until a write takes it, the socket's
+/// receive side is shut down or it is released. Its memory stays charged to the
+/// memory cgroup that allocated it, the writer's on a connection.
 ///
 /// # Safety
 ///
 /// `p` is an skb the caller owns (unlinked from every queue) and gives up.
 unsafe fn keep_or_consume(sk: &Sock, p: *mut bindings::sk_buff) {
     let small = SMALL_END.load(Ordering::Relaxed);
-    // SAFETY: The caller owns `p`. A kept skb is orphaned first (as `kfree_skb` would
-    // run its destructor) and then owned by the slot; one it replaces was owned by the
-    // slot and is ours after the exchange.
+    // SAFETY: The caller owns `p`. A kept skb is orphaned first (its destructor runs,
+    // as in `consume_skb`) and then owned by the slot; one it replaces (a keep racing
+    // with a writer's put-back) was owned by the slot and is ours after the exchange.
     unsafe {
         if small == 0
             || !sk.skb_cache().load(Ordering::Relaxed).is_null()
+            || sk.shutdown() & shut::RCV != 0
             || ptr::eq(sk.oob_slot().load(Ordering::Relaxed), p)
             || !bindings::afunix_skb_keepable(p, KEEP_MAX_HEAD)
         {
@@ -2184,7 +2193,8 @@ impl Skb {
 
     /// An skb of `head` linear and `data_len` fragment bytes (none of them in use yet),
     /// charged to `sk`'s send buffer, waiting for room unless `nonblock`
-    /// (`sock_alloc_send_pskb()`), with the module's destructor of kind `D`.
+    /// (`sock_alloc_send_pskb()`), with the module's destructor of kind `D`: the one
+    /// kept for `reuse`, the receiver, when it fits ([`Skb::take_kept`]).
     fn alloc_charged<D: SkbDestructor>(
         sk: &Sock,
         head: usize,
@@ -2238,10 +2248,11 @@ impl Skb {
         data_len: usize,
     ) -> Option<Skb> {
         let small = SMALL_END.load(Ordering::Relaxed);
-        let head = u32::try_from(head).ok()?;
+        let slot = to.skb_cache();
         if data_len != 0
             || small == 0
-            || head > KEEP_MAX_HEAD
+            || head >= KEEP_MAX_HEAD as usize
+            || slot.load(Ordering::Relaxed).is_null()
             || sk.err() != 0
             || sk.shutdown() & shut::SEND != 0
             // `sk_wmem_alloc_get(sk) < sk_sndbuf`: `sk_wmem_alloc` counts one more.
@@ -2249,24 +2260,24 @@ impl Skb {
         {
             return None;
         }
-        let slot = to.skb_cache();
-        let p = NonNull::new(slot.swap(ptr::null_mut(), Ordering::AcqRel))?;
-        // SAFETY: `sk_allocation` of a live socket, set at creation; `p` is ours (the
-        // slot owned it) and valid.
-        let (want, end) = unsafe {
+        // SAFETY: `sk_allocation` of a live socket, set at creation; the rest is
+        // arithmetic.
+        let want = unsafe {
             let gfp = ptr::addr_of!((*sk.as_ptr()).sk_allocation).read();
-            (
-                bindings::afunix_skb_head_end(head, gfp, small),
-                bindings::afunix_skb_end_offset(p.as_ptr()),
-            )
+            bindings::afunix_skb_head_end(head as u32, gfp, small, KEEP_MAX_HEAD)
         };
+        // A head larger than any kept skb's.
+        if want == 0 {
+            return None;
+        }
+        let p = NonNull::new(slot.swap(ptr::null_mut(), Ordering::AcqRel))?;
+        // SAFETY: `p` is ours (the slot owned it) and valid.
+        let end = unsafe { bindings::afunix_skb_end_offset(p.as_ptr()) };
         if want != end {
-            // Another size: back to the slot (or freed, if a read put one there since).
-            let old = slot.swap(p.as_ptr(), Ordering::AcqRel);
-            if !old.is_null() {
-                // SAFETY: The slot owned it; ours after the exchange.
-                unsafe { bindings::consume_skb(old) };
-            }
+            // The writes are of another size now: freed, so that the reader keeps one of
+            // theirs next.
+            // SAFETY: Ours (see above), orphaned.
+            unsafe { bindings::consume_skb(p.as_ptr()) };
             return None;
         }
         // SAFETY: The slot owned the skb, orphaned, with a head nothing else shares and

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The skb a stream reader keeps for its writer's next one (README, "Data path and
+ * wakeups"): every scenario runs once on AF_UNIX and once on the module, and every
+ * return value, errno, byte, SIOCOUTQ/SIOCINQ figure and control message must be the
+ * same. SIOCOUTQ is the writer's skbs' truesize: a kept skb taken for a write must be
+ * charged as a new one of that size would be, whatever size it was kept at. The
+ * scenarios alternate sizes around the kmalloc classes (so a kept skb is sometimes the
+ * right size, sometimes not), pass fds and credentials through skbs that were kept,
+ * send the out-of-band byte between kept skbs, fill a small send buffer, and close the
+ * reader with a kept skb (no socket left after: /proc/net/protocols).
+ */
+#include "common.h"
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/sockios.h>
+
+#include "kselftest_harness.h"
+
+static long ioctl_int(int fd, unsigned long cmd)
+{
+	int v = -1;
+
+	return ioctl(fd, cmd, &v) < 0 ? -errno : v;
+}
+
+/* The sum of `n` bytes, weighted by position (order matters). */
+static long digest(const unsigned char *b, long n)
+{
+	long s = 0, i;
+
+	for (i = 0; i < n; i++)
+		s += (i + 1) * b[i];
+	return s;
+}
+
+/* `n` bytes from `w` to `r`, then read whole: SIOCOUTQ, SIOCINQ, the bytes. */
+static void hop(struct trace *t, int w, int r, int n, int seed)
+{
+	static unsigned char b[8192];
+	long got;
+	int i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (unsigned char)(seed + i * 7);
+	note(t, send(w, b, n, MSG_DONTWAIT | MSG_NOSIGNAL));
+	note(t, ioctl_int(w, SIOCOUTQ));
+	note(t, ioctl_int(r, SIOCINQ));
+	memset(b, 0, n);
+	got = recv(r, b, sizeof(b), MSG_DONTWAIT);
+	note(t, got);
+	if (got > 0)
+		note(t, digest(b, got));
+	note(t, ioctl_int(w, SIOCOUTQ));
+}
+
+static const int sizes[] = { 1, 1, 100, 1, 192, 193, 320, 400, 1, 700, 704, 705, 64,
+			     1000, 1, 2000, 1, 8000, 1, 1, 500, 500, 600, 704, 1, 1 };
+
+/* Both ways, sizes in turn: each side reads what the other wrote, then writes. */
+static void pingpong_scenario(int family, struct trace *t)
+{
+	int sv[2], i;
+
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	for (i = 0; i < (int)ARRAY_SIZE(sizes); i++) {
+		hop(t, sv[0], sv[1], sizes[i], i);
+		hop(t, sv[1], sv[0], sizes[ARRAY_SIZE(sizes) - 1 - i], i + 50);
+	}
+	close_pair(sv);
+}
+
+/* Writes of 1 byte that queue up before the reader takes them one at a time. */
+static void burst_scenario(int family, struct trace *t)
+{
+	unsigned char b[64];
+	int sv[2], i, round;
+
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 5; i++)
+			note(t, send(sv[0], &b[i], 1, MSG_DONTWAIT));
+		note(t, ioctl_int(sv[0], SIOCOUTQ));
+		for (i = 0; i < 5; i++) {
+			note(t, recv(sv[1], b, 1, MSG_DONTWAIT));
+			note(t, ioctl_int(sv[0], SIOCOUTQ));
+		}
+	}
+	close_pair(sv);
+}
+
+static long recv_cmsg(int fd, int *passed, struct ucred *cred)
+{
+	char cbuf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	char byte;
+	long r;
+
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	*passed = -1;
+	r = recvmsg(fd, &m, MSG_DONTWAIT);
+	if (r < 0)
+		return r;
+	for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_type == SCM_RIGHTS)
+			memcpy(passed, CMSG_DATA(c), sizeof(int));
+		if (c->cmsg_type == SCM_CREDENTIALS && cred)
+			memcpy(cred, CMSG_DATA(c), sizeof(*cred));
+	}
+	return r * 10 + (m.msg_flags & MSG_CTRUNC ? 1 : 0);
+}
+
+/* Fds and credentials on skbs that a read kept, then on plain ones again. */
+static void rights_creds_scenario(int family, struct trace *t)
+{
+	struct ucred cred;
+	struct stat st;
+	int sv[2], fd, one = 1, i;
+
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	for (i = 0; i < 4; i++)
+		hop(t, sv[0], sv[1], 1, i);
+	note(t, send_one_fd(sv[0], "f", STDERR_FILENO, MSG_DONTWAIT));
+	note(t, ioctl_int(sv[0], SIOCOUTQ));
+	note(t, recv_cmsg(sv[1], &fd, NULL));
+	note(t, fd >= 0 && fstat(fd, &st) == 0);
+	if (fd >= 0)
+		close(fd);
+	hop(t, sv[0], sv[1], 1, 9);
+	note(t, setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)));
+	for (i = 0; i < 3; i++) {
+		memset(&cred, 0, sizeof(cred));
+		note(t, send(sv[0], "c", 1, MSG_DONTWAIT));
+		note(t, ioctl_int(sv[0], SIOCOUTQ));
+		note(t, recv_cmsg(sv[1], &fd, &cred));
+		note(t, cred.pid == getpid() && cred.uid == getuid() && cred.gid == getgid());
+	}
+	close_pair(sv);
+}
+
+/* The out-of-band byte between skbs a read kept. */
+static void oob_scenario(int family, struct trace *t)
+{
+	char b[16];
+	int sv[2], i;
+
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	for (i = 0; i < 3; i++) {
+		hop(t, sv[0], sv[1], 1, i);
+		note(t, send(sv[0], "ab", 2, MSG_OOB | MSG_DONTWAIT));
+		note(t, ioctl_int(sv[1], SIOCATMARK));
+		note(t, recv(sv[1], b, 1, MSG_OOB | MSG_DONTWAIT));
+		note(t, recv(sv[1], b, sizeof(b), MSG_DONTWAIT));
+		note(t, b[0]);
+		hop(t, sv[0], sv[1], 1, i + 3);
+		note(t, ioctl_int(sv[1], SIOCATMARK));
+	}
+	close_pair(sv);
+}
+
+/* A small send buffer filled and drained, with skbs kept on the way. */
+static void full_scenario(int family, struct trace *t)
+{
+	unsigned char b[256];
+	int sv[2], sndbuf = 4096, i, n;
+
+	memset(b, 3, sizeof(b));
+	note(t, socketpair(family, SOCK_STREAM, 0, sv));
+	note(t, setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)));
+	for (i = 0; i < 3; i++) {
+		for (n = 0; n < 100; n++)
+			if (send(sv[0], b, 100, MSG_DONTWAIT) < 0)
+				break;
+		note(t, n);
+		note(t, errno);
+		note(t, ioctl_int(sv[0], SIOCOUTQ));
+		note(t, recv(sv[1], b, 100, MSG_DONTWAIT));
+		note(t, ioctl_int(sv[0], SIOCOUTQ));
+		note(t, send(sv[0], b, 100, MSG_DONTWAIT));
+		note(t, ioctl_int(sv[0], SIOCOUTQ));
+		while (recv(sv[1], b, sizeof(b), MSG_DONTWAIT) > 0)
+			;
+		note(t, ioctl_int(sv[0], SIOCOUTQ));
+	}
+	close_pair(sv);
+}
+
+/* The reader goes with a kept skb; the writer then gets EPIPE; nothing is left. */
+static void close_scenario(int family, struct trace *t)
+{
+	int sv[2], i;
+
+	for (i = 0; i < 20; i++) {
+		note(t, socketpair(family, SOCK_STREAM, 0, sv));
+		hop(t, sv[0], sv[1], 1 + i, i);
+		hop(t, sv[1], sv[0], 1 + i, i);
+		close(i % 2 ? sv[0] : sv[1]);
+		note(t, send(i % 2 ? sv[1] : sv[0], "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL));
+		close(i % 2 ? sv[1] : sv[0]);
+	}
+	note(t, wait_no_sockets(family != AF_UNIX));
+}
+
+TEST(pingpong_sizes)
+{
+	static struct trace u, o;
+
+	RUN_BOTH(pingpong_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+TEST(bursts)
+{
+	static struct trace u, o;
+
+	RUN_BOTH(burst_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+TEST(rights_creds)
+{
+	static struct trace u, o;
+
+	RUN_BOTH(rights_creds_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+TEST(oob)
+{
+	static struct trace u, o;
+
+	RUN_BOTH(oob_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+TEST(full_sndbuf)
+{
+	static struct trace u, o;
+
+	RUN_BOTH(full_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+TEST(close_with_kept)
+{
+	static struct trace u, o;
+
+	/* Socket counts are per netns: a new one holds only this test's. */
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	RUN_BOTH(close_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+TEST_HARNESS_MAIN
