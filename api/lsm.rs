@@ -10,9 +10,10 @@
 //! allow everything and give no security ids.
 
 use crate::api::bindings;
+use crate::api::error::to_result;
 use crate::api::msg::Msg;
 use crate::api::sock::{Embryo, Skb, Sock, StateGuard};
-use kernel::error::{code::EPERM, to_result, Result};
+use kernel::error::{code::EPERM, Result};
 
 /// `security_unix_stream_connect(sk, other, newsk)`: may `client` connect to `listener`,
 /// through `embryo`, the listener's new socket? An LSM labels the embryo here. Both

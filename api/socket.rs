@@ -13,12 +13,13 @@ use crate::api::addr::{sun_addr_from_raw, write_sockaddr};
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
 use crate::api::cmsg::SOL_SOCKET;
+use crate::api::error::to_result;
 use crate::api::sock::{Msg, Pipe, Sock, Socket};
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 use core::ptr;
 use kernel::error::VTABLE_DEFAULT_ERROR;
-use kernel::error::{from_result, to_result, Result};
+use kernel::error::{from_result, Result};
 use kernel::prelude::*;
 use kernel::types::ARef;
 

@@ -9,10 +9,11 @@
 //! protocol layer's.
 
 use crate::api::bindings;
+use crate::api::error::to_result;
 use core::ffi::{c_int, c_uint};
 use core::mem::MaybeUninit;
 use core::ptr;
-use kernel::error::{from_err_ptr, to_result, Error, Result};
+use kernel::error::{from_err_ptr, Error, Result};
 use kernel::str::CStr;
 
 /// `S_IFSOCK`: the file type of a socket inode.
