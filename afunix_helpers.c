@@ -274,8 +274,8 @@ int afunix_skb_cloned(const struct sk_buff *skb)
 
 /*
  * A consumed skb a receiver may keep for its writers' next skb (afunix_skb_renew()):
- * linear, with a kmalloc'd head of at most max_head bytes that no clone shares, no
- * extension, no zero-copy state.
+ * linear, with a head of at most max_head bytes (kmalloc'd or from the small-head
+ * cache, not a page fragment) that no clone shares, no extension, no zero-copy state.
  */
 bool afunix_skb_keepable(const struct sk_buff *skb, unsigned int max_head)
 {

@@ -230,6 +230,7 @@ impl FdList {
     /// `src.len()` slots (with fewer, the first files that fit). Takes no lock and does
     /// not allocate: it may run under a spinlock.
     pub(crate) fn dup_of(self, src: &Fds) -> FdList {
+        debug_assert!(src.len() <= self.capacity());
         let n = src.len().min(self.capacity());
         let p = self.0.as_ptr();
         // SAFETY: `self` is empty with at least `n` slots; `src` holds each of its

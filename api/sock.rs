@@ -200,8 +200,9 @@ pub(crate) mod wake_async {
 /// `vertex`, the other field of that collector, is the module's slot for a small skb
 /// this socket's reader consumed, kept for the next skb a writer makes for this socket
 /// ([`keep_or_consume`]), or NULL: owned by the slot, its destructor already run;
-/// exchanged atomically by both sides, so one side has it at a time; freed by the
-/// destructor. (The module's fields after `unix` fill the 64 bytes that `UnixSock` may
+/// exchanged atomically by both sides, so one side has it at a time; freed by a write
+/// that finds it of another size, when no write can take it (release, receive side
+/// shut down) and by the destructor. (The module's fields after `unix` fill the 64 bytes that `UnixSock` may
 /// add to AF_UNIX's slab object.)
 #[repr(C)]
 pub(crate) struct UnixSock {
@@ -613,8 +614,9 @@ impl Sock {
 
     /// The last of `sk_destruct` (AF_UNIX's `unix_sock_destructor()`), after the
     /// protocol's: empties the receive queue (it finds nothing: release emptied it and
-    /// senders check `is_dead` under the state lock), frees the address and counts the
-    /// socket out if its last reference did not ([`Sock::count_out`]).
+    /// senders check `is_dead` under the state lock), frees the address and a kept skb
+    /// ([`keep_or_consume`]) and counts the socket out if its last reference did not
+    /// ([`Sock::count_out`]).
     ///
     /// # Safety
     ///
@@ -649,7 +651,9 @@ impl Sock {
     /// Frees the skb kept for this socket's writers, if any: at the destructor, and
     /// when no write can take it any more (release, receive side shut down).
     pub(crate) fn drop_kept_skb(&self) {
-        let p = self.skb_cache().swap(ptr::null_mut(), Ordering::Acquire);
+        // Release: a keep that swaps in after this sees the shutdown set before it
+        // (see `keep_or_consume`).
+        let p = self.skb_cache().swap(ptr::null_mut(), Ordering::AcqRel);
         if !p.is_null() {
             // SAFETY: The slot owned the skb (orphaned: no destructor, no socket).
             unsafe { bindings::consume_skb(p) };
@@ -2155,8 +2159,10 @@ pub(crate) fn init_skb_reuse() {
 unsafe fn keep_or_consume(sk: &Sock, p: *mut bindings::sk_buff) {
     let small = SMALL_END.load(Ordering::Relaxed);
     // SAFETY: The caller owns `p`. A kept skb is orphaned first (its destructor runs,
-    // as in `consume_skb`) and then owned by the slot; one it replaces (a keep racing
-    // with a writer's put-back) was owned by the slot and is ours after the exchange.
+    // as in `consume_skb`) and then owned by the slot. Only a reader (under the reader
+    // lock, one at a time) stores a non-NULL pointer there, after seeing it empty, so
+    // the exchange gives back NULL; anything else would be the slot's, and ours after
+    // the exchange.
     unsafe {
         if small == 0
             || !sk.skb_cache().load(Ordering::Relaxed).is_null()
@@ -2172,6 +2178,12 @@ unsafe fn keep_or_consume(sk: &Sock, p: *mut bindings::sk_buff) {
         if !old.is_null() {
             bindings::consume_skb(old);
         }
+    }
+    // A shutdown or release may have dropped the slot's skb while this one's destructor
+    // ran: then it goes too. (The two exchanges are ordered: if this one came after the
+    // drop's, it sees the shutdown the drop follows; if before, the drop took `p`.)
+    if sk.shutdown() & shut::RCV != 0 {
+        sk.drop_kept_skb();
     }
 }
 
@@ -2582,9 +2594,10 @@ pub(crate) trait SkbDestructor {
 ///
 /// # Safety
 ///
-/// Called by the core only, as the destructor of an skb of [`Skb::alloc_from_msg`] or
-/// [`Skb::alloc_spliced`]
-/// whose last reference is gone.
+/// Called by the core only, as the destructor of an skb of [`Skb::alloc_from_msg`],
+/// [`Skb::alloc_from_bytes`] or [`Skb::alloc_spliced`] whose last reference is gone,
+/// or through `skb_orphan` by [`keep_or_consume`] (the skb's one owner, which keeps it
+/// without its charge and `cb` contents).
 unsafe extern "C" fn skb_wfree<D: SkbDestructor>(skb: *mut bindings::sk_buff) {
     // SAFETY: `skb` is being freed, so no one else uses its `cb`, the module's; a
     // non-NULL pid is a reference the skb held. The skb is charged to its sender

@@ -8,9 +8,12 @@
  * scenarios alternate sizes around the kmalloc classes (so a kept skb is sometimes the
  * right size, sometimes not), pass fds and credentials through skbs that were kept,
  * send the out-of-band byte between kept skbs, fill a small send buffer, and close the
- * reader with a kept skb (no socket left after: /proc/net/protocols).
+ * reader with a kept skb (no socket left after: /proc/net/protocols), and three writer
+ * threads race for the kept skbs of one reader, also while it shuts its receive side
+ * down (a kept skb left behind would be a kmemleak report at the end of the run).
  */
 #include "common.h"
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <linux/sockios.h>
@@ -203,6 +206,94 @@ static void close_scenario(int family, struct trace *t)
 		close(i % 2 ? sv[1] : sv[0]);
 	}
 	note(t, wait_no_sockets(family != AF_UNIX));
+}
+
+struct writer {
+	int fd, seed;
+	long sent, last_err;
+};
+
+/* The size of write `*r` of a writer (its own pseudo-random sequence): 1 to 700. */
+static long next_size(unsigned int *r)
+{
+	*r = *r * 1103515245 + 12345;
+	return 1 + (*r >> 16) % 700;
+}
+
+/* 400 writes, until one fails (EPIPE after the reader's shutdown). */
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	unsigned char b[700];
+	unsigned int r = w->seed;
+	long n;
+	int i;
+
+	memset(b, w->seed, sizeof(b));
+	for (i = 0; i < 400; i++) {
+		n = send(w->fd, b, next_size(&r), MSG_NOSIGNAL);
+		if (n < 0) {
+			w->last_err = errno;
+			break;
+		}
+		w->sent += n;
+	}
+	return NULL;
+}
+
+/*
+ * Three writer threads on one end while the reader takes the other's skbs (and keeps
+ * them for the writers, who race for them): every byte arrives. Then again, with the
+ * reader shutting its receive side down midway: the writers end with EPIPE (a keep
+ * racing with the shutdown drops its skb). No socket is left.
+ */
+static void threads_scenario(int family, struct trace *t)
+{
+	static unsigned char b[65536];
+	struct writer w[3];
+	pthread_t th[3];
+	long got, total, plan[3] = { 0 }, expect;
+	unsigned int r;
+	int sv[2], i, j, round;
+
+	for (i = 0; i < 3; i++)
+		for (j = 0, r = i + 1; j < 400; j++)
+			plan[i] += next_size(&r);
+	expect = plan[0] + plan[1] + plan[2];
+	for (round = 0; round < 2; round++) {
+		note(t, socketpair(family, SOCK_STREAM, 0, sv));
+		for (i = 0; i < 3; i++) {
+			w[i] = (struct writer){ .fd = sv[0], .seed = i + 1 };
+			note(t, pthread_create(&th[i], NULL, writer_main, &w[i]));
+		}
+		total = 0;
+		while (total < (round ? 100000 : expect)) {
+			got = recv(sv[1], b, sizeof(b), 0);
+			if (got <= 0)
+				break;
+			total += got;
+		}
+		note(t, round ? total >= 100000 : total == expect);
+		if (round)
+			note(t, shutdown(sv[1], SHUT_RD));
+		for (i = 0; i < 3; i++) {
+			pthread_join(th[i], NULL);
+			/* a writer may have been done before the shutdown */
+			note(t, round ? w[i].last_err == EPIPE || w[i].sent == plan[i] :
+					w[i].last_err == 0 && w[i].sent == plan[i]);
+		}
+		close_pair(sv);
+	}
+	note(t, wait_no_sockets(family != AF_UNIX));
+}
+
+TEST(threads)
+{
+	static struct trace u, o;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	RUN_BOTH(threads_scenario, &u, &o);
+	EXPECT_SAME_TRACE(&u, &o);
 }
 
 TEST(pingpong_sizes)
