@@ -133,8 +133,8 @@ fn release_sock(sk: &Sock, embryo: bool) {
 
     // Throw out the buffers; a listener's queue holds embryos, released with it.
     sk.purge_rcvq(|e| release_sock(&e, true));
-    // No write will take the skb kept for this socket's writers, nor, on a connection,
-    // the one kept by the peer, which has no writer left.
+    // No write will take the skb kept for this socket's writers (the peer's, which has
+    // no writer left, went above).
     sk.drop_kept_skb();
     sk.release_path();
     // Fds in flight may now be part of a cycle no one can receive.
