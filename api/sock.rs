@@ -2215,29 +2215,31 @@ impl Skb {
         order: i32,
         reuse: Option<&Sock>,
     ) -> Result<Skb> {
-        if let Some(skb) = reuse.and_then(|to| Self::take_kept::<D>(sk, to, head, data_len)) {
-            return Ok(skb);
-        }
-        let mut err: c_int = 0;
-        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
-        let skb = unsafe {
-            bindings::sock_alloc_send_pskb(
-                sk.as_ptr(),
-                head as _,
-                data_len as _,
-                nonblock.into(),
-                &mut err,
-                order,
-            )
+        let skb = match reuse.and_then(|to| Self::take_kept(sk, to, head, data_len)) {
+            Some(skb) => skb,
+            None => {
+                let mut err: c_int = 0;
+                // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
+                let skb = unsafe {
+                    bindings::sock_alloc_send_pskb(
+                        sk.as_ptr(),
+                        head as _,
+                        data_len as _,
+                        nonblock.into(),
+                        &mut err,
+                        order,
+                    )
+                };
+                let Some(skb) = NonNull::new(skb) else {
+                    return Err(Error::from_errno(if err < 0 { err } else { -12 }));
+                };
+                // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
+                unsafe { Skb::from_raw(skb) }
+            }
         };
-        let Some(skb) = NonNull::new(skb) else {
-            return Err(Error::from_errno(if err < 0 { err } else { -12 }));
-        };
-        // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
-        let skb = unsafe { Skb::from_raw(skb) };
-        // SAFETY: Its `cb` is zeroed (no credentials yet); `skb_wfree` is `sock_wfree`
-        // (set by the allocation, charging it to `sk`) after putting the credentials, as
-        // AF_UNIX's `unix_wfree`.
+        // SAFETY: Its `cb` is zeroed (no credentials yet; a kept skb's too, renewed);
+        // `skb_wfree` is `sock_wfree` (set by the allocation or `skb_set_owner_w`,
+        // charging it to `sk`) after putting the credentials, as AF_UNIX's `unix_wfree`.
         unsafe {
             (*skb.0.as_ptr())
                 .__bindgen_anon_3
@@ -2248,17 +2250,13 @@ impl Skb {
     }
 
     /// The skb kept for `to`'s writers ([`keep_or_consume`]), made new and charged to
-    /// `sk` as `sock_alloc_send_pskb()` would make one of `head` linear bytes: only
+    /// `sk` (`sock_wfree` its destructor) as `sock_alloc_send_pskb()` would make one of
+    /// `head` linear bytes: only
     /// where that would return at once (no error, not shut down, room in the send
     /// buffer) with a head of the same size (so the same `truesize`); `None` otherwise,
     /// and the caller allocates.
     #[inline]
-    fn take_kept<D: SkbDestructor>(
-        sk: &Sock,
-        to: &Sock,
-        head: usize,
-        data_len: usize,
-    ) -> Option<Skb> {
+    fn take_kept(sk: &Sock, to: &Sock, head: usize, data_len: usize) -> Option<Skb> {
         let small = SMALL_END.load(Ordering::Relaxed);
         let slot = to.skb_cache();
         if data_len != 0
@@ -2296,19 +2294,11 @@ impl Skb {
         // of the size a new one would have (so the same `truesize`); it is ours now.
         // Made new, it is charged to `sk` as a new skb would be (`skb_set_owner_w`, as
         // `sock_alloc_send_pskb`).
-        let skb = unsafe {
+        Some(unsafe {
             bindings::afunix_skb_renew(p.as_ptr());
             bindings::skb_set_owner_w(p.as_ptr(), sk.as_ptr());
             Skb::from_raw(p)
-        };
-        // SAFETY: As in `alloc_charged`: `cb` zeroed, `skb_wfree` over `sock_wfree`.
-        unsafe {
-            (*skb.0.as_ptr())
-                .__bindgen_anon_3
-                .__bindgen_anon_1
-                .destructor = Some(skb_wfree::<D>);
-        }
-        Some(skb)
+        })
     }
 
     /// Allocates an skb charged to `sk`'s send buffer, with `len` bytes of which

@@ -24,23 +24,6 @@ static int coalesce_on(void)
 	return write_file("/proc/sys/net/rust_afunix/stream_coalesce", "1") ? -1 : 0;
 }
 
-static long ioctl_int(int fd, unsigned long cmd)
-{
-	int v = -1;
-
-	return ioctl(fd, cmd, &v) < 0 ? -errno : v;
-}
-
-/* The sum of `n` bytes, weighted by position (order matters). */
-static long digest(const unsigned char *b, long n)
-{
-	long s = 0, i;
-
-	for (i = 0; i < n; i++)
-		s += (i + 1) * b[i];
-	return s;
-}
-
 static void note_read(struct trace *t, long r, const unsigned char *b)
 {
 	note(t, r);

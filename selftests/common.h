@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -161,6 +162,24 @@ static inline long send_one_fd(int sock, const char *byte, int pass, int flags)
 }
 
 /* Closes both ends of a pair that are open, and marks them closed. */
+/* An ioctl that answers an int (SIOCINQ, SIOCOUTQ, SIOCATMARK): the int, or -errno. */
+static inline long ioctl_int(int fd, unsigned long cmd)
+{
+	int v = -1;
+
+	return ioctl(fd, cmd, &v) < 0 ? -errno : v;
+}
+
+/* The sum of `n` bytes, weighted by position (order matters). */
+static inline long digest(const unsigned char *b, long n)
+{
+	long s = 0, i;
+
+	for (i = 0; i < n; i++)
+		s += (i + 1) * b[i];
+	return s;
+}
+
 static inline void close_pair(int sv[2])
 {
 	if (sv[0] >= 0)

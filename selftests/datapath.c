@@ -184,16 +184,6 @@ static short revents(int fd, short events)
 	return poll(&p, 1, 0) < 0 ? -1 : p.revents;
 }
 
-/* An int ioctl: its value, or -errno. */
-static int ioctl_int(int fd, unsigned long cmd)
-{
-	int v = -1;
-
-	if (ioctl(fd, cmd, &v))
-		return -errno;
-	return v;
-}
-
 static int set_int(int fd, int opt, int val)
 {
 	return setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val));

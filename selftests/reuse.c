@@ -20,23 +20,6 @@
 
 #include "kselftest_harness.h"
 
-static long ioctl_int(int fd, unsigned long cmd)
-{
-	int v = -1;
-
-	return ioctl(fd, cmd, &v) < 0 ? -errno : v;
-}
-
-/* The sum of `n` bytes, weighted by position (order matters). */
-static long digest(const unsigned char *b, long n)
-{
-	long s = 0, i;
-
-	for (i = 0; i < n; i++)
-		s += (i + 1) * b[i];
-	return s;
-}
-
 /* `n` bytes from `w` to `r`, then read whole: SIOCOUTQ, SIOCINQ, the bytes. */
 static void hop(struct trace *t, int w, int r, int n, int seed)
 {
