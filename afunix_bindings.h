@@ -179,13 +179,6 @@ struct sk_buff *afunix_rcvq_peek_next(struct sock *sk, struct sk_buff *skb);
 struct sk_buff *afunix_rcvq_peek_tail(struct sock *sk);
 unsigned int afunix_skb_tailroom(const struct sk_buff *skb);
 int afunix_skb_cloned(const struct sk_buff *skb);
-bool afunix_skb_keepable(const struct sk_buff *skb, unsigned int max_head);
-void afunix_skb_orphan(struct sk_buff *skb);
-void afunix_skb_renew(struct sk_buff *skb);
-unsigned int afunix_skb_head_end(unsigned int len, gfp_t gfp, unsigned int small_end,
-				 unsigned int max_head);
-unsigned int afunix_skb_end_offset(const struct sk_buff *skb);
-unsigned int afunix_skb_small_end(void);
 void afunix_skb_put_data(struct sk_buff *skb, const void *data, unsigned int len);
 unsigned char *afunix_skb_tail_pointer(const struct sk_buff *skb);
 bool afunix_copy_from_iter_full(void *addr, size_t bytes, struct iov_iter *i);

@@ -125,7 +125,6 @@ fn release_sock(sk: &Sock, embryo: bool) {
             }
             peer.state_change();
             peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
-            peer.drop_kept_skb();
         }
         wakeup::peer_wake_disconnect(sk, &peer);
         // `peer` drops here: it may now die.
@@ -133,9 +132,6 @@ fn release_sock(sk: &Sock, embryo: bool) {
 
     // Throw out the buffers; a listener's queue holds embryos, released with it.
     sk.purge_rcvq(|e| release_sock(&e, true));
-    // No write will take the skb kept for this socket's writers (the peer's, which has
-    // no writer left, went above).
-    sk.drop_kept_skb();
     sk.release_path();
     // Fds in flight may now be part of a cycle no one can receive.
     gc::on_release();
@@ -194,10 +190,6 @@ pub(crate) fn shutdown(sk: &Sock, how: i32) -> Result {
         g.peer().map(ARef::from)
     };
     sk.state_change();
-    if mode & shut::RCV != 0 {
-        // No more writes to it: the skb kept for them goes.
-        sk.drop_kept_skb();
-    }
 
     if let Some(peer) = peer.filter(|_| sk.is_connection_oriented()) {
         let mut peer_mode = 0;
@@ -209,9 +201,6 @@ pub(crate) fn shutdown(sk: &Sock, how: i32) -> Result {
         }
         peer.lock().add_shutdown(peer_mode);
         peer.state_change();
-        if peer_mode & shut::RCV != 0 {
-            peer.drop_kept_skb();
-        }
         if peer_mode == shut::MASK {
             peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
         } else if peer_mode & shut::RCV != 0 {
@@ -522,7 +511,6 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         data_len.min(len),
         flags & msg::DONTWAIT != 0,
         PAGE_ALLOC_COSTLY_ORDER,
-        None,
         |skb| {
             skb.set_creds(&creds);
             skb.set_secid(secid);
@@ -779,7 +767,6 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
                 data_len,
                 nonblock,
                 order,
-                Some(&other),
                 prepare,
             )
             .map(|skb| (skb, size))
@@ -891,7 +878,7 @@ fn stream_send_small(
         return Ok(len);
     }
     let nonblock = flags & msg::DONTWAIT != 0;
-    let skb = Skb::alloc_from_bytes::<DataSkb>(sk, data, nonblock, Some(other), |skb| {
+    let skb = Skb::alloc_from_bytes::<DataSkb>(sk, data, nonblock, |skb| {
         skb.set_creds(&scm.creds);
         skb.set_secid(scm.secid);
         Ok(())
@@ -920,7 +907,7 @@ fn queue_oob(
         fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
     };
     let nonblock = m.flags() & msg::DONTWAIT != 0;
-    let mut skb = Skb::alloc_from_msg::<DataSkb>(sk, m, 1, 0, nonblock, 0, None, prepare)?;
+    let mut skb = Skb::alloc_from_msg::<DataSkb>(sk, m, 1, 0, nonblock, 0, prepare)?;
     let mut g = other.lock();
     if other.is_dead() || other.shutdown() & shut::RCV != 0 {
         drop(g);

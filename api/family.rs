@@ -229,8 +229,6 @@ impl Registration {
         fam: FamilyNumber,
     ) -> Result<Registration> {
         let fam = fam.0;
-        // Before any socket of the family exists.
-        crate::api::sock::init_skb_reuse();
         let owner: *mut bindings::module = module.as_ptr().cast();
         let mut tables = KBox::pin(
             Tables {

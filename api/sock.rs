@@ -196,13 +196,8 @@ pub(crate) mod wake_async {
 ///   queue, or NULL: set and cleared under the state lock and the queue lock, compared
 ///   atomically (poll).
 ///
-/// `listener` (AF_UNIX's collector, which never sees this family's sockets) stays NULL.
-/// `vertex`, the other field of that collector, is the module's slot for a small skb
-/// this socket's reader consumed, kept for the next skb a writer makes for this socket
-/// ([`keep_or_consume`]), or NULL: owned by the slot, its destructor already run;
-/// exchanged atomically by both sides, so one side has it at a time; freed by a write
-/// that finds it of another size, when no write can take it (release, receive side
-/// shut down) and by the destructor. (The module's fields after `unix` fill the 64 bytes that `UnixSock` may
+/// `listener` and `vertex` (AF_UNIX's collector, which never sees this family's sockets)
+/// stay NULL. (The module's fields after `unix` fill the 64 bytes that `UnixSock` may
 /// add to AF_UNIX's slab object.)
 #[repr(C)]
 pub(crate) struct UnixSock {
@@ -614,8 +609,7 @@ impl Sock {
 
     /// The last of `sk_destruct` (AF_UNIX's `unix_sock_destructor()`), after the
     /// protocol's: empties the receive queue (it finds nothing: release emptied it and
-    /// senders check `is_dead` under the state lock), frees the address and a kept skb
-    /// ([`keep_or_consume`]) and counts the socket out if its last reference did not
+    /// senders check `is_dead` under the state lock), frees the address and counts the socket out if its last reference did not
     /// ([`Sock::count_out`]).
     ///
     /// # Safety
@@ -636,28 +630,7 @@ impl Sock {
         drop(unsafe { self.write_conn(Conn::Unconnected) });
         // SAFETY: As above.
         unsafe { self.destruct_addr() };
-        self.drop_kept_skb();
         self.count_out();
-    }
-
-    /// The slot of the skb kept for this socket's writers.
-    fn skb_cache(&self) -> &AtomicPtr<bindings::sk_buff> {
-        // SAFETY: `self` is a socket of this family, a `UnixSock`, whose memory is valid
-        // while borrowed; `vertex` is the slot (see `UnixSock`), a pointer-sized field
-        // accessed only atomically.
-        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).unix.vertex).cast()) }
-    }
-
-    /// Frees the skb kept for this socket's writers, if any: at the destructor, and
-    /// when no write can take it any more (release, receive side shut down).
-    pub(crate) fn drop_kept_skb(&self) {
-        // Release: a keep that swaps in after this sees the shutdown set before it
-        // (see `keep_or_consume`).
-        let p = self.skb_cache().swap(ptr::null_mut(), Ordering::AcqRel);
-        if !p.is_null() {
-            // SAFETY: The slot owned the skb (orphaned: no destructor, no socket).
-            unsafe { bindings::consume_skb(p) };
-        }
     }
 
     /// Counts the socket out of [`NR_SOCKS`] and `/proc/net/protocols` (undoes the
@@ -1914,8 +1887,7 @@ impl<'a> IoGuard<'a> {
     }
 
     /// Unlinks `skb` (from [`IoGuard::peek`]), all of it read, from the receive queue
-    /// and frees it (or keeps it for the next write to this socket: [`keep_or_consume`]);
-    /// unless a coalesced write added bytes to it since the reader saw it
+    /// and frees it; unless a coalesced write added bytes to it since the reader saw it
     /// read out ([`StateGuard::append_to_tail`]): it then stays queued, for the next
     /// read. The handle is consumed: no reference to the skb outlives this call.
     pub(crate) fn unlink_consume(&self, skb: QueuedSkb<'_>) {
@@ -1930,7 +1902,7 @@ impl<'a> IoGuard<'a> {
         unsafe { bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue()) };
         drop(q);
         // SAFETY: Unlinked above: ours alone.
-        unsafe { keep_or_consume(self.sk, p) };
+        unsafe { bindings::consume_skb(p) };
     }
 
     /// Takes the lock of the receive queue, for the out-of-band bookkeeping of a stream
@@ -2121,72 +2093,6 @@ impl Socket {
     }
 }
 
-/// The end offset of the heads of the kernel's small-head cache, where `alloc_skb()`
-/// puts a head of a few hundred bytes when its gfp flags allow (not this family's:
-/// its sockets allocate with `__GFP_ACCOUNT`, so their heads come from the memcg
-/// kmalloc caches); 0 until [`init_skb_reuse`], or without memory then: no skb is kept.
-static SMALL_END: AtomicU32 = AtomicU32::new(0);
-
-/// The largest head (data and `skb_shared_info`, bytes) of an skb kept for reuse: the
-/// kmalloc classes of 512 and 1024 bytes, writes of up to 704 bytes.
-const KEEP_MAX_HEAD: u32 = 1024;
-
-/// Learns the size of the small-head cache's heads (at module load).
-pub(crate) fn init_skb_reuse() {
-    // SAFETY: Process context (module init).
-    let end = unsafe { bindings::afunix_skb_small_end() };
-    SMALL_END.store(end, Ordering::Relaxed);
-}
-
-/// Frees `p`, a data skb of the module's that a read of `sk` consumed; or, when it is
-/// linear with a head of at most [`KEEP_MAX_HEAD`] bytes that nothing else shares,
-/// runs its destructor (the credentials' pid, the fds, the sender's write space) as
-/// `consume_skb` would, and keeps it in `sk`'s slot: the next write to `sk` with a
-/// head of that size takes it instead of two slab allocations and two frees
-/// ([`Skb::alloc_charged`]). `p` is freed instead when the slot is taken (the writer
-/// did not use the last one: it writes ahead, in bursts), when no write can come (the
-/// receive side is shut down), and for the out-of-band mark (compared by address: the
-/// mark is cleared before its skb is read out, but a kept skb must never pass for it).
-///
-/// What AF_UNIX does not do: one skb (its 1 KiB head at most and the `sk_buff`) stays
-/// with a socket that has been read from until a write takes it, the socket's
-/// receive side is shut down or it is released. Its memory stays charged to the
-/// memory cgroup that allocated it, the writer's on a connection.
-///
-/// # Safety
-///
-/// `p` is an skb the caller owns (unlinked from every queue) and gives up.
-unsafe fn keep_or_consume(sk: &Sock, p: *mut bindings::sk_buff) {
-    let small = SMALL_END.load(Ordering::Relaxed);
-    // SAFETY: The caller owns `p`. A kept skb is orphaned first (its destructor runs,
-    // as in `consume_skb`) and then owned by the slot. Only a reader (under the reader
-    // lock, one at a time) stores a non-NULL pointer there, after seeing it empty, so
-    // the exchange gives back NULL; anything else would be the slot's, and ours after
-    // the exchange.
-    unsafe {
-        if small == 0
-            || !sk.skb_cache().load(Ordering::Relaxed).is_null()
-            || sk.shutdown() & shut::RCV != 0
-            || ptr::eq(sk.oob_slot().load(Ordering::Relaxed), p)
-            || !bindings::afunix_skb_keepable(p, KEEP_MAX_HEAD)
-        {
-            bindings::consume_skb(p);
-            return;
-        }
-        bindings::afunix_skb_orphan(p);
-        let old = sk.skb_cache().swap(p, Ordering::AcqRel);
-        if !old.is_null() {
-            bindings::consume_skb(old);
-        }
-    }
-    // A shutdown or release may have dropped the slot's skb while this one's destructor
-    // ran: then it goes too. (The two exchanges are ordered: if this one came after the
-    // drop's, it sees the shutdown the drop follows; if before, the drop took `p`.)
-    if sk.shutdown() & shut::RCV != 0 {
-        sk.drop_kept_skb();
-    }
-}
-
 /// An skb owned by the module: freed on drop unless handed on.
 ///
 /// # Invariants
@@ -2205,41 +2111,33 @@ impl Skb {
 
     /// An skb of `head` linear and `data_len` fragment bytes (none of them in use yet),
     /// charged to `sk`'s send buffer, waiting for room unless `nonblock`
-    /// (`sock_alloc_send_pskb()`), with the module's destructor of kind `D`: the one
-    /// kept for `reuse`, the receiver, when it fits ([`Skb::take_kept`]).
+    /// (`sock_alloc_send_pskb()`), with the module's destructor of kind `D`.
     fn alloc_charged<D: SkbDestructor>(
         sk: &Sock,
         head: usize,
         data_len: usize,
         nonblock: bool,
         order: i32,
-        reuse: Option<&Sock>,
     ) -> Result<Skb> {
-        let skb = match reuse.and_then(|to| Self::take_kept(sk, to, head, data_len)) {
-            Some(skb) => skb,
-            None => {
-                let mut err: c_int = 0;
-                // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
-                let skb = unsafe {
-                    bindings::sock_alloc_send_pskb(
-                        sk.as_ptr(),
-                        head as _,
-                        data_len as _,
-                        nonblock.into(),
-                        &mut err,
-                        order,
-                    )
-                };
-                let Some(skb) = NonNull::new(skb) else {
-                    return Err(Error::from_errno(if err < 0 { err } else { -12 }));
-                };
-                // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
-                unsafe { Skb::from_raw(skb) }
-            }
+        let mut err: c_int = 0;
+        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
+        let skb = unsafe {
+            bindings::sock_alloc_send_pskb(
+                sk.as_ptr(),
+                head as _,
+                data_len as _,
+                nonblock.into(),
+                &mut err,
+                order,
+            )
         };
-        // SAFETY: Its `cb` is zeroed (no credentials yet; a kept skb's too, renewed);
-        // `skb_wfree` is `sock_wfree` (set by the allocation or `skb_set_owner_w`,
-        // charging it to `sk`) after putting the credentials, as AF_UNIX's `unix_wfree`.
+        let Some(skb) = NonNull::new(skb) else {
+            return Err(Error::from_errno(if err < 0 { err } else { -12 }));
+        };
+        // SAFETY: `sock_alloc_send_pskb` returned a new skb that we own.
+        let skb = unsafe { Skb::from_raw(skb) };
+        // SAFETY: Its `cb` is zeroed (no credentials yet);
+        // `skb_wfree` is `sock_wfree` (set by the allocation, charging it to `sk`) after putting the credentials, as AF_UNIX's `unix_wfree`.
         unsafe {
             (*skb.0.as_ptr())
                 .__bindgen_anon_3
@@ -2249,63 +2147,11 @@ impl Skb {
         Ok(skb)
     }
 
-    /// The skb kept for `to`'s writers ([`keep_or_consume`]), made new and charged to
-    /// `sk` (`sock_wfree` its destructor) as `sock_alloc_send_pskb()` would make one of
-    /// `head` linear bytes: only
-    /// where that would return at once (no error, not shut down, room in the send
-    /// buffer) with a head of the same size (so the same `truesize`); `None` otherwise,
-    /// and the caller allocates.
-    #[inline]
-    fn take_kept(sk: &Sock, to: &Sock, head: usize, data_len: usize) -> Option<Skb> {
-        let small = SMALL_END.load(Ordering::Relaxed);
-        let slot = to.skb_cache();
-        if data_len != 0
-            || small == 0
-            || head >= KEEP_MAX_HEAD as usize
-            || slot.load(Ordering::Relaxed).is_null()
-            || sk.err() != 0
-            || sk.shutdown() & shut::SEND != 0
-            // `sk_wmem_alloc_get(sk) < sk_sndbuf`: `sk_wmem_alloc` counts one more.
-            || i64::from(sk.wmem_alloc()) > i64::from(sk.sndbuf())
-        {
-            return None;
-        }
-        // SAFETY: `sk_allocation` of a live socket, set at creation; the rest is
-        // arithmetic.
-        let want = unsafe {
-            let gfp = ptr::addr_of!((*sk.as_ptr()).sk_allocation).read();
-            bindings::afunix_skb_head_end(head as u32, gfp, small, KEEP_MAX_HEAD)
-        };
-        // A head larger than any kept skb's.
-        if want == 0 {
-            return None;
-        }
-        let p = NonNull::new(slot.swap(ptr::null_mut(), Ordering::AcqRel))?;
-        // SAFETY: `p` is ours (the slot owned it) and valid.
-        let end = unsafe { bindings::afunix_skb_end_offset(p.as_ptr()) };
-        if want != end {
-            // The writes are of another size now: freed, so that the reader keeps one of
-            // theirs next.
-            // SAFETY: Ours (see above), orphaned.
-            unsafe { bindings::consume_skb(p.as_ptr()) };
-            return None;
-        }
-        // SAFETY: The slot owned the skb, orphaned, with a head nothing else shares and
-        // of the size a new one would have (so the same `truesize`); it is ours now.
-        // Made new, it is charged to `sk` as a new skb would be (`skb_set_owner_w`, as
-        // `sock_alloc_send_pskb`).
-        Some(unsafe {
-            bindings::afunix_skb_renew(p.as_ptr());
-            bindings::skb_set_owner_w(p.as_ptr(), sk.as_ptr());
-            Skb::from_raw(p)
-        })
-    }
-
     /// Allocates an skb charged to `sk`'s send buffer, with `len` bytes of which
     /// `data_len` in page fragments, waiting for room unless `nonblock`
     /// (`sock_alloc_send_pskb()`); then calls `prepare` on it (credentials and fds, as
     /// AF_UNIX's `unix_scm_to_skb()` before the copy) and copies `len` bytes from `msg`
-    /// into it. A small skb may be the one kept for `reuse`, its receiver.
+    /// into it.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn alloc_from_msg<D: SkbDestructor>(
         sk: &Sock,
@@ -2314,13 +2160,12 @@ impl Skb {
         data_len: usize,
         nonblock: bool,
         order: i32,
-        reuse: Option<&Sock>,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<Skb> {
         let head = len
             .checked_sub(data_len)
             .ok_or_else(|| Error::from(EMSGSIZE))?;
-        let mut skb = Self::alloc_charged::<D>(sk, head, data_len, nonblock, order, reuse)?;
+        let mut skb = Self::alloc_charged::<D>(sk, head, data_len, nonblock, order)?;
         let p = skb.0.as_ptr();
         // SAFETY: The skb has `head` bytes of tailroom and `data_len` bytes of frags, as
         // AF_UNIX lays them out (`skb_put` + `data_len`/`len`).
@@ -2338,17 +2183,15 @@ impl Skb {
 
     /// Allocates a linear skb charged to `sk`'s send buffer, waiting for room unless
     /// `nonblock`, calls `prepare` on it, and copies `data` into it: a stream write
-    /// already copied from the caller (`net.rust_afunix.stream_coalesce`). It may be
-    /// the skb kept for `reuse`, its receiver.
+    /// already copied from the caller (`net.rust_afunix.stream_coalesce`).
     pub(crate) fn alloc_from_bytes<D: SkbDestructor>(
         sk: &Sock,
         data: &[u8],
         nonblock: bool,
-        reuse: Option<&Sock>,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<Skb> {
         let n = u32::try_from(data.len()).map_err(|_| Error::from(EMSGSIZE))?;
-        let mut skb = Self::alloc_charged::<D>(sk, data.len(), 0, nonblock, 0, reuse)?;
+        let mut skb = Self::alloc_charged::<D>(sk, data.len(), 0, nonblock, 0)?;
         prepare(&mut skb)?;
         // SAFETY: The skb has `n` bytes of tail room (allocated so); `data` is `n`
         // readable bytes.
@@ -2368,7 +2211,7 @@ impl Skb {
         nonblock: bool,
         prepare: impl FnOnce(&mut Skb) -> Result,
     ) -> Result<(Skb, usize)> {
-        let mut skb = Self::alloc_charged::<D>(sk, 0, 0, nonblock, 0, None)?;
+        let mut skb = Self::alloc_charged::<D>(sk, 0, 0, nonblock, 0)?;
         let p = skb.0.as_ptr();
         // SAFETY: Our new skb. The spliced pages need no checksum
         // (`CHECKSUM_UNNECESSARY`, as AF_UNIX).
@@ -2585,9 +2428,7 @@ pub(crate) trait SkbDestructor {
 /// # Safety
 ///
 /// Called by the core only, as the destructor of an skb of [`Skb::alloc_from_msg`],
-/// [`Skb::alloc_from_bytes`] or [`Skb::alloc_spliced`] whose last reference is gone,
-/// or through `skb_orphan` by [`keep_or_consume`] (the skb's one owner, which keeps it
-/// without its charge and `cb` contents).
+/// [`Skb::alloc_from_bytes`] or [`Skb::alloc_spliced`] whose last reference is gone.
 unsafe extern "C" fn skb_wfree<D: SkbDestructor>(skb: *mut bindings::sk_buff) {
     // SAFETY: `skb` is being freed, so no one else uses its `cb`, the module's; a
     // non-NULL pid is a reference the skb held. The skb is charged to its sender

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The skb a stream reader keeps for its writer's next one (README, "Data path and
- * wakeups"): every scenario runs once on AF_UNIX and once on the module, and every
- * return value, errno, byte, SIOCOUTQ/SIOCINQ figure and control message must be the
- * same. SIOCOUTQ is the writer's skbs' truesize: a kept skb taken for a write must be
- * charged as a new one of that size would be, whatever size it was kept at. The
- * scenarios alternate sizes around the kmalloc classes (so a kept skb is sometimes the
- * right size, sometimes not), pass fds and credentials through skbs that were kept,
- * send the out-of-band byte between kept skbs, fill a small send buffer, and close the
- * reader with a kept skb (no socket left after: /proc/net/protocols), and three writer
- * threads race for the kept skbs of one reader, also while it shuts its receive side
- * down (a kept skb left behind would be a kmemleak report at the end of the run).
+ * Stream writes and reads across the kmalloc size classes (the module once kept a
+ * consumed skb for the next write; these tests stay as a differential check): every
+ * scenario runs once on AF_UNIX and once on the module, and every return value, errno,
+ * byte, SIOCOUTQ/SIOCINQ figure and control message must be the same. The scenarios
+ * alternate sizes around the kmalloc classes, pass fds and credentials, send the
+ * out-of-band byte between writes, fill a small send buffer, close pairs with data
+ * read (no socket left after: /proc/net/protocols), and three writer threads race one
+ * reader, also while it shuts its receive side down.
  */
 #include "common.h"
 #include <pthread.h>
