@@ -67,7 +67,7 @@ use crate::api::inflight::{
     empty, new_gc_lock, ArcSlot, InflightList, Published, SkbList, NOT_CANDIDATE,
 };
 use crate::api::sock::state::LISTEN;
-use crate::api::sock::{flush_work, IoGuard, QueuedSkb, Skb, Sock};
+use crate::api::sock::{flush_work, QueuedSkb, Skb, Sock};
 use crate::api::sync::SpinLock;
 use crate::files::{FdList, Fds, SCM_MAX_FD};
 use crate::scm::{self, Kuid};
@@ -396,11 +396,11 @@ pub(crate) fn detach(skb: &mut Skb, sk: &Sock) -> Option<FdList> {
 
 /// Takes the fds of a stream skb that stays queued (part of it is unread), out of
 /// flight, to be installed.
-pub(crate) fn detach_queued(skb: &QueuedSkb<'_>, io: &IoGuard<'_>) -> Option<FdList> {
+pub(crate) fn detach_queued(skb: &mut QueuedSkb<'_>) -> Option<FdList> {
     skb.fds()?;
     let gc = gc()?;
     let mut g = gc.state.lock();
-    let (fds, uid) = skb.take_fds(io, &mut g.list)?;
+    let (fds, uid) = skb.take_fds(&mut g.list)?;
     g.unaccount(&fds, uid);
     gc.total.store(g.total, Ordering::Relaxed);
     Some(fds)
@@ -562,7 +562,9 @@ fn analyse(
     for sk in list.iter().take(ncands) {
         let i = list.index(sk);
         if cands.get(i as usize).is_some_and(|c| !c.reachable) {
-            sk.splice_queues(list, hit);
+            // A queue whose reader lock is held (a reader raced the analysis: not
+            // garbage after all) stays, for the next run.
+            let _ = sk.splice_queues(list, hit);
         }
     }
 }

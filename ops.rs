@@ -9,7 +9,7 @@
 
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::family::{FamilyOps, Kind};
-use crate::api::sock::{Msg, Pipe, Sock, Socket, SpaceSock};
+use crate::api::sock::{Msg, NewSocket, Pipe, Sock, Socket, SpaceSock};
 use crate::api::socket::{IoctlAnswer, SockOpt, SocketOps};
 use crate::names;
 use crate::proto;
@@ -80,7 +80,7 @@ impl SocketOps for Stream {
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
         proto::stream_connect(sock, sk, sun, nonblock)
     }
-    fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
+    fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
         proto::accept(listener, sk, newsock, nonblock)
     }
     fn poll(sk: &Sock, _requested: u32) -> u32 {
@@ -136,7 +136,7 @@ impl SocketOps for Seqpacket {
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
         proto::stream_connect(sock, sk, sun, nonblock)
     }
-    fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
+    fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
         proto::accept(listener, sk, newsock, nonblock)
     }
     fn poll(sk: &Sock, requested: u32) -> u32 {

@@ -18,7 +18,8 @@ use crate::api::lsm;
 use crate::api::sock::{self, Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::api::sock::{
     intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
-    ConnectedEmbryo, Embryo, Msg, Skb, SkbDestructor, SkbView, Sock, Socket, StateGuard,
+    ConnectedEmbryo, Datagram, Embryo, Msg, NewSocket, Skb, SkbDestructor, SkbView, Sock,
+    Socket, StateGuard,
 };
 use crate::api::socket::{IoctlAnswer, SockOpt};
 use crate::cmsg::{self, RecvCreds};
@@ -131,7 +132,7 @@ fn release_sock(sk: &Sock, embryo: bool) {
     }
 
     // Throw out the buffers; a listener's queue holds embryos, released with it.
-    sk.purge_rcvq(|e| release_sock(&e, true));
+    sk.io_lock().purge_rcvq(|e| release_sock(&e, true));
     sk.release_path();
     // Fds in flight may now be part of a cycle no one can receive.
     gc::on_release();
@@ -386,7 +387,7 @@ fn not_connectable(sk: &Sock) -> Option<Error> {
 }
 
 /// `accept()` (`unix_accept()`): the next connection of a listening socket.
-pub(crate) fn accept(listener: &Socket, sk: &Sock, newsock: &Socket, nonblock: bool) -> Result {
+pub(crate) fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
     if !sk.is_connection_oriented() {
         return Err(EOPNOTSUPP.into());
     }
@@ -461,7 +462,7 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
 /// connected back, learns of it with `ECONNRESET`.
 fn dgram_disconnected(sk: &Sock, other: &Sock) {
     if !sk.rcvq_empty() {
-        sk.purge_rcvq(|e| release_sock(&e, true));
+        sk.io_lock().purge_rcvq(|e| release_sock(&e, true));
         wakeup::wake_all_peer_wait(sk);
         let mut g = other.lock();
         if !other.is_dead() && g.peer().is_some_and(|p| core::ptr::eq(p, sk)) {
@@ -629,14 +630,17 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
         return Err(EOPNOTSUPP.into());
     }
     let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
-    let (io, skb, skip) = loop {
-        let io = sk.io_lock();
-        let mut skip = sk.peek_offset(flags);
-        let (mut err, mark) = match Skb::try_recv_datagram(&io, flags, &mut skip) {
-            Ok(skb) => break (io, skb, skip),
-            Err(e) => e,
+    loop {
+        let (mut err, mark) = {
+            let io = sk.io_lock();
+            let mut skip = sk.peek_offset(flags);
+            let failed = match io.try_recv_datagram(flags, &mut skip) {
+                // Delivered under the reader lock, as AF_UNIX.
+                Ok(dg) => return dgram_deliver(sk, m, size, flags, dg, skip),
+                Err(e) => e,
+            };
+            failed
         };
-        drop(io);
         if err == EAGAIN && timeo != 0 {
             match Skb::wait_for_more(sk, &mut timeo, &mark) {
                 Ok(true) => continue,
@@ -650,20 +654,31 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
             return Ok(0);
         }
         return Err(err);
-    };
-    let mut skb = skb;
+    }
+}
+
+/// Delivers a received (or peeked) datagram into `m`, from the peek offset `skip`
+/// within it, under the reader lock.
+fn dgram_deliver(
+    sk: &Sock,
+    m: &mut Msg,
+    size: usize,
+    flags: u32,
+    mut dg: Datagram<'_>,
+    skip: i32,
+) -> Result<usize> {
     // Out of the queue, out of flight (`scm_stat_del()`); a peek duplicates them
     // after the copy.
-    let mut fds = if flags & msg::PEEK == 0 {
-        gc::detach(&mut skb, sk)
-    } else {
-        None
+    let mut fds = match &mut dg {
+        Datagram::Taken(skb) => gc::detach(skb, sk),
+        Datagram::Peeked(_) => None,
     };
     wakeup::wake_writers(sk);
-    m.set_name(skb.view().sender_addr());
+    let skb = dg.view();
+    m.set_name(skb.sender_addr());
 
     let skip = usize::try_from(skip).unwrap_or(0);
-    let skb_len = skb.view().len() as usize;
+    let skb_len = skb.len() as usize;
     let avail = skb_len.saturating_sub(skip);
     let mut n = size;
     if n > avail {
@@ -671,22 +686,21 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
     } else if n < avail {
         m.add_flags(msg::TRUNC);
     }
-    let res = skb.view().copy_to_msg(skip as u32, m, n);
+    let res = skb.copy_to_msg(skip as u32, m, n);
     if res.is_ok() {
         if sk.rcvtstamp() {
-            skb.view().recv_timestamp(sk, m);
+            skb.recv_timestamp(sk, m);
         }
-        let scm = RecvCreds::of(skb.view());
+        let scm = RecvCreds::of(skb);
         if flags & msg::PEEK == 0 {
             sk.peek_offset_bwd(skb_len);
         } else {
             sk.peek_offset_fwd(n);
-            fds = skb.view().fds().and_then(gc::peek);
+            fds = skb.fds().and_then(gc::peek);
         }
         cmsg::scm_recv(sk, m, &scm, fds);
     }
-    skb.free_datagram(sk);
-    drop(io);
+    dg.free(sk);
     res?;
     Ok(if flags & msg::TRUNC != 0 { avail } else { n })
 }
@@ -1005,11 +1019,23 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
             err = Some(ECONNRESET.into());
             break;
         }
-        let mut skb = io.peek(&g, None);
+        let mut skb = match io.peek(&g) {
+            Ok(skb) => skb,
+            Err(e) => {
+                err = Some(e);
+                break;
+            }
+        };
         'again: loop {
             // The mark of out-of-band data, and emptied skbs (`manage_oob()`).
             if let Some(s) = skb.take() {
-                let (next, freed) = oob::manage_oob(&io, &g, s, peek, copied > 0);
+                let (next, freed) = match oob::manage_oob(&g, s, peek, copied > 0) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        err = Some(e);
+                        break 'redo;
+                    }
+                };
                 drop(freed);
                 skb = next;
                 if skb.is_none() && (copied > 0 || size == 0) {
@@ -1062,9 +1088,13 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
             // Skip the peek offset.
             while skip >= s.unread() as usize {
                 skip -= s.unread() as usize;
-                match io.peek(&g, Some(&s)) {
-                    Some(n) => s = n,
-                    None => continue 'again,
+                match s.next(&g) {
+                    Ok(Some(n)) => s = n,
+                    Ok(None) => continue 'again,
+                    Err(e) => {
+                        err = Some(e);
+                        break 'redo;
+                    }
                 }
             }
             // The copy may fault and sleep: not under the spinlock.
@@ -1107,9 +1137,9 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
             copied += chunk;
             left -= chunk;
             if !peek {
-                s.consume(&io, chunk as u32);
+                s.consume(chunk as u32);
                 sk.peek_offset_bwd(chunk);
-                if let Some(f) = gc::detach_queued(&s, &io) {
+                if let Some(f) = gc::detach_queued(&mut s) {
                     fds = Some(f);
                 }
                 // Read out: unlinked (unless a coalesced write added to it meanwhile,
@@ -1118,7 +1148,7 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
                 // AF_UNIX's), or, with `stream_coalesce`, were appended during the
                 // copy: the read goes on with them until it has what it asked for.
                 if s.unread() == 0 {
-                    io.unlink_consume(s);
+                    s.unlink_consume();
                 }
                 if fds.is_some() || left == 0 || chunk < want {
                     break 'redo;
@@ -1145,10 +1175,14 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
                 skb = Some(s);
                 continue 'again;
             }
-            skb = io.peek(&g, Some(&s));
-            if skb.is_none() {
-                break 'redo;
-            }
+            skb = match s.next(&g) {
+                Ok(Some(n)) => Some(n),
+                Ok(None) => break 'redo,
+                Err(e) => {
+                    err = Some(e);
+                    break 'redo;
+                }
+            };
         }
     }
     drop(io);
@@ -1187,14 +1221,15 @@ pub(crate) fn fdinfo_fds(sk: &Sock) -> u32 {
 #[inline(never)]
 fn recv_urg(sk: &Sock, m: &mut Msg, flags: u32) -> Result<usize> {
     let peek = flags & msg::PEEK != 0;
-    let io = sk.io_lock();
+    let mut io = sk.io_lock();
     let g = sk.lock();
-    let (oob, emptied) = oob::take_urg(&io, &g, peek).ok_or(EINVAL)?;
+    let (mut oob, emptied) = oob::take_urg(&mut io, &g, peek)?.ok_or(EINVAL)?;
     drop(g);
     let r = oob.copy_to_msg(oob.consumed(), m, 1);
     if !peek {
-        oob.consume(&io, 1);
+        oob.consume(1);
     }
+    drop(oob);
     drop(io);
     drop(emptied);
     r.map_err(|_| EFAULT)?;

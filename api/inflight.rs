@@ -13,7 +13,7 @@
 use crate::api::bindings;
 use crate::api::cred::Kuid;
 use crate::api::file::{family_sk_of_file, FdList, Fds};
-use crate::api::sock::{state, IoGuard, QueuedSkb, Skb, Sock, UnixSock};
+use crate::api::sock::{state, QueuedSkb, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
@@ -235,26 +235,42 @@ impl Sock {
     }
 
     /// Moves every skb queued on this socket, or for a listener on its embryos, to
-    /// `hit` (the collector's hit list, AF_UNIX's `unix_collect_skb()`).
-    pub(crate) fn splice_queues(&self, _gc: &InflightList, hit: &SkbList) {
+    /// `hit` (the collector's hit list, AF_UNIX's `unix_collect_skb()`). A queue whose
+    /// reader lock is held is left alone (false): a reader in a system call holds the
+    /// socket's file, so it is not garbage, and its handles of queued skbs must stay
+    /// valid.
+    pub(crate) fn splice_queues(&self, _gc: &InflightList, hit: &SkbList) -> bool {
         let listener = self.state() == state::LISTEN;
+        let Some(_io) = self.try_io_lock() else {
+            return false;
+        };
         let q = self.rcvq_lock();
         if !listener {
             self.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
             // SAFETY: The queue's lock is held; `hit` is the collector's private list.
             unsafe { bindings::afunix_skb_queue_splice_tail_init(self.rcvq_ptr(), hit.as_ptr()) };
-            return;
+            return true;
         }
+        let mut all = true;
         let mut skb = q.peek(None);
         while let Some(s) = skb {
             if let Some(e) = s.embryo() {
-                let _eq = e.rcvq_lock_embryo();
-                e.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
-                // SAFETY: The embryo's queue lock is held; `hit` is private.
-                unsafe { bindings::afunix_skb_queue_splice_tail_init(e.rcvq_ptr(), hit.as_ptr()) };
+                // An embryo is read only once accepted; its reader lock is free unless
+                // a reader raced the analysis.
+                if let Some(_eio) = e.try_io_lock() {
+                    let _eq = e.rcvq_lock_embryo();
+                    e.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
+                    // SAFETY: The embryo's queue lock is held; `hit` is private.
+                    unsafe {
+                        bindings::afunix_skb_queue_splice_tail_init(e.rcvq_ptr(), hit.as_ptr())
+                    };
+                } else {
+                    all = false;
+                }
             }
             skb = q.peek(Some(s));
         }
+        all
     }
 }
 
@@ -381,23 +397,19 @@ impl<T: Send + Sync + 'static> Drop for Published<T> {
 
 impl QueuedSkb<'_> {
     /// Takes the fd list out of a stream skb that stays queued, with its sender. The
-    /// collector reads `fp` of queued skbs under its lock: `_gc` is that lock's proof.
-    pub(crate) fn take_fds(
-        &self,
-        io: &IoGuard<'_>,
-        _gc: &mut InflightList,
-    ) -> Option<(FdList, Kuid)> {
+    /// collector reads `fp` of queued skbs under its lock: `_gc` is that lock's proof;
+    /// the handle (`&mut`, under the reader lock) is the only other way to it.
+    pub(crate) fn take_fds(&mut self, _gc: &mut InflightList) -> Option<(FdList, Kuid)> {
+        let sk = self.sock();
         let cb = self.cb();
-        // SAFETY: The skb is queued on `io`'s socket, whose reader lock is held (only
+        // SAFETY: The skb is queued on `sk`, whose reader lock the handle holds (only
         // its holder takes `fp` there), and the collector's lock is held (it reads `fp`
         // under it). A non-NULL `fp` is a list of `FdList::into_raw` the skb owned.
         let (fp, uid) = unsafe {
             let fp = NonNull::new(core::mem::replace(&mut (*cb).fp, ptr::null_mut()))?;
             (FdList::from_raw(fp), Kuid((*cb).fp_uid.val))
         };
-        io.sock()
-            .nr_fds()
-            .fetch_sub(fp.len() as u32, Ordering::Relaxed);
+        sk.nr_fds().fetch_sub(fp.len() as u32, Ordering::Relaxed);
         Some((fp, uid))
     }
 }

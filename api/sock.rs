@@ -2,7 +2,7 @@
 
 //! Sockets and skbs: the module's socket ([`UnixSock`], AF_UNIX's `struct unix_sock`
 //! first), its connection state ([`Conn`]) and locks as guards ([`StateGuard`],
-//! [`IoGuard`], [`BindGuard`], [`RcvQueue`]), `struct socket` ([`Socket`]), owned and
+//! [`IoGuard`], [`BindGuard`], [`QueueCursor`]), `struct socket` ([`Socket`]), owned and
 //! borrowed skbs with the module's control block ([`Skb`], [`SkbView`], [`SkbCb`]), and
 //! the small C facts the protocol reads (signals, limits, module parameters).
 //!
@@ -20,6 +20,8 @@ use crate::api::sync::SpinGuard;
 use crate::api::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicI64, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use kernel::error::{Error, Result};
@@ -856,14 +858,18 @@ impl Sock {
         }
     }
 
+    /// The receive queue's lock.
+    fn queue_spinlock(&self) -> *mut bindings::spinlock_t {
+        // SAFETY: A field of a live socket.
+        unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) }
+    }
+
     /// Takes the lock of the receive queue.
     pub(super) fn rcvq_lock(&self) -> RcvqGuard<'_> {
-        // SAFETY: A field of a live socket.
-        let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
         // `sock_init_data`. Only an embryo's queue lock is taken under it (by the
         // collector, `rcvq_lock_embryo`), and that one nested.
-        let _lock = unsafe { SpinGuard::lock(lock) };
+        let _lock = unsafe { SpinGuard::lock(self.queue_spinlock()) };
         RcvqGuard { sk: self, _lock }
     }
 
@@ -1034,30 +1040,49 @@ impl Sock {
     }
 
     /// `accept`: the next embryo from this listener's queue, waiting unless
-    /// `nonblock`; `Ok(None)` when the receive side is shut down.
-    pub(crate) fn accept_embryo(&self, nonblock: bool) -> Result<Option<ARef<Sock>>> {
-        let flags = if nonblock {
-            crate::api::sock::msg::DONTWAIT
-        } else {
-            0
-        };
+    /// `nonblock`; `Ok(None)` when the receive side is shut down. Taken under the
+    /// reader lock (as a datagram receive), which is dropped to wait.
+    pub(crate) fn accept_embryo(&self, nonblock: bool) -> Result<Option<AcceptedSock>> {
+        let mut timeo = self.rcvtimeo(nonblock);
         loop {
-            let Some(skb) = Skb::recv_datagram(self, flags)? else {
-                return Ok(None);
+            let got = {
+                let io = self.io_lock();
+                let mut skip = 0;
+                let got = match io.try_recv_datagram(0, &mut skip) {
+                    Ok(Datagram::Taken(skb)) => Ok(skb),
+                    Ok(Datagram::Peeked(_)) => return Err(kernel::error::code::EINVAL),
+                    Err(e) => Err(e),
+                };
+                got
             };
-            let embryo = skb.take_embryo();
-            skb.free_datagram(self);
-            if embryo.is_some() {
-                return Ok(embryo);
+            let mark = match got {
+                Ok(skb) => {
+                    let embryo = skb.take_embryo();
+                    skb.free_datagram(self);
+                    match embryo {
+                        // INVARIANT: The carrier's reference, taken out of it once.
+                        Some(e) => return Ok(Some(AcceptedSock(e))),
+                        None => continue,
+                    }
+                }
+                Err((e, _)) if e != kernel::error::code::EAGAIN || timeo == 0 => return Err(e),
+                Err((_, mark)) => mark,
+            };
+            if !Skb::wait_for_more(self, &mut timeo, &mark)? {
+                return Ok(None);
             }
         }
     }
 
-    /// Puts `sock` in charge of this accepted socket (`sock_graft()`), under the state
-    /// lock, and gives it the caller's reference.
-    pub(crate) fn graft(this: ARef<Sock>, listener: &Socket, sock: &Socket) {
+    /// Puts the new socket of an accept call in charge of this accepted socket
+    /// (`sock_graft()`), under the state lock, with the flags of `listener` that
+    /// AF_UNIX's accepted sockets inherit; the reference moves into it.
+    pub(crate) fn graft(this: AcceptedSock, listener: &Socket, sock: NewSocket<'_>) {
+        let this = this.0;
+        let sock = sock.0;
         let _g = this.lock();
-        // SAFETY: `sock` is the new socket of an accept call, with no `sk` yet.
+        // SAFETY: `sock` is the new socket of the current accept call, with no `sk` yet
+        // (`NewSocket`'s invariant).
         unsafe { (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED };
         for nr in [
             sock_flag::PASSCRED,
@@ -1348,17 +1373,7 @@ impl Sock {
         n
     }
 
-    /// Frees every skb of the receive queue, handing the embryos of a listener's queue
-    /// to `on_embryo`.
-    pub(crate) fn purge_rcvq(&self, on_embryo: impl FnMut(ARef<Sock>)) {
-        // No out-of-band mark may outlive its skb.
-        if self.has_oob() {
-            self.clear_oob();
-        }
-        self.purge_with(bindings::skb_dequeue, on_embryo);
-    }
-
-    /// [`Sock::purge_rcvq`] for `sk_destruct`, which runs a grace period after the last
+    /// [`IoGuard::purge_rcvq`] for `sk_destruct`, which runs a grace period after the last
     /// reference went (`SOCK_RCU_FREE`), in an RCU callback (softirq): without the
     /// queue's lock, which is taken with softirqs on everywhere else.
     ///
@@ -1501,6 +1516,14 @@ impl Sock {
         unsafe { bindings::afunix_mutex_lock(self.iolock_ptr()) };
         // INVARIANT: The lock was just taken.
         IoGuard { sk: self }
+    }
+
+    /// Takes the reader lock if it is free, without sleeping (also under a spinlock).
+    pub(crate) fn try_io_lock(&self) -> Option<IoGuard<'_>> {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        let locked = unsafe { bindings::mutex_trylock(self.iolock_ptr()) } != 0;
+        // INVARIANT: Taken if `locked`.
+        locked.then_some(IoGuard { sk: self })
     }
 
     /// The socket's wait queue (`sk_sleep()`).
@@ -1845,6 +1868,9 @@ impl Drop for StateGuard<'_> {
 /// The reader lock of a socket, held: its holder is the only one to unlink skbs from a
 /// stream socket's receive queue.
 ///
+/// The queued skbs it lends ([`QueuedSkb`], [`QueueCursor`]) borrow it mutably: one at
+/// a time, none across [`IoGuard::unlocked`], and none left when the guard goes.
+///
 /// # Invariants
 ///
 /// The `iolock` of `sk` is held while this guard exists.
@@ -1853,66 +1879,116 @@ pub(crate) struct IoGuard<'a> {
     sk: &'a Sock,
 }
 
-impl<'a> IoGuard<'a> {
-    /// The socket whose reader lock this is.
-    pub(crate) fn sock(&self) -> &Sock {
-        self.sk
+impl IoGuard<'_> {
+    /// Checks that `state` is the state lock of this guard's socket: a guard proves a
+    /// lock only for the socket it names (`EINVAL` for another, a bug).
+    fn check_state(sk: &Sock, state: &StateGuard<'_>) -> Result {
+        let same = ptr::eq(state.sock(), sk);
+        debug_assert!(same, "a state guard of another socket");
+        if same {
+            Ok(())
+        } else {
+            Err(kernel::error::code::EINVAL)
+        }
     }
 
-    /// The first skb of the receive queue, or the one after `after`; `state` is this
-    /// socket's state lock (as `unix_stream_read_generic()`).
+    /// The first skb of the receive queue; `state` is this socket's state lock (as
+    /// `unix_stream_read_generic()`).
     ///
-    /// The skb stays queued, and so valid, until this guard unlinks it: only the holder
-    /// of the reader lock unlinks skbs of a stream socket, and release (which purges
-    /// the queue) cannot run during a `recvmsg` of the same socket. Senders write an
-    /// skb (data, `cb`) and queue it under the receiver's state lock: taking that lock
-    /// to find the skb makes those writes visible to the reader. Bytes a coalesced
-    /// write appends later are published by its length ([`SkbView::len`]).
-    pub(crate) fn peek(
-        &self,
-        state: &StateGuard<'_>,
-        after: Option<&SkbView>,
-    ) -> Option<QueuedSkb<'_>> {
-        if !ptr::eq(state.sock(), self.sk) {
-            return None;
-        }
-        // SAFETY: See above; `skb_peek`/`skb_peek_next` only read the list links.
-        unsafe {
-            let skb = match after {
-                None => bindings::afunix_rcvq_peek(self.sk.as_ptr()),
-                Some(prev) => bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), prev.as_ptr()),
-            };
-            NonNull::new(skb).map(|p| QueuedSkb(SkbView::from_raw(p.as_ptr())))
-        }
-    }
-
-    /// Unlinks `skb` (from [`IoGuard::peek`]), all of it read, from the receive queue
-    /// and frees it; unless a coalesced write added bytes to it since the reader saw it
-    /// read out ([`StateGuard::append_to_tail`]): it then stays queued, for the next
-    /// read. The handle is consumed: no reference to the skb outlives this call.
-    pub(crate) fn unlink_consume(&self, skb: QueuedSkb<'_>) {
-        let p = skb.as_ptr();
-        // Appends to it take the queue's lock, held from the check to the unlink.
-        let q = self.sk.rcvq_lock();
-        if skb.unread() != 0 {
-            return;
-        }
-        // SAFETY: `skb` is queued on this socket's receive queue (it came from `peek`
-        // under this guard), whose lock is held, and no one else unlinks it.
-        unsafe { bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue()) };
-        drop(q);
-        // SAFETY: Unlinked above: ours alone.
-        unsafe { bindings::consume_skb(p) };
+    /// The skb stays queued, and so valid, while the handle lives: only the holder of
+    /// the reader lock unlinks skbs of a stream socket (the handle borrows it
+    /// mutably), the collector does not touch a queue whose reader lock is held
+    /// ([`Sock::splice_queues`]) and a purge takes the reader lock
+    /// ([`IoGuard::purge_rcvq`]). Senders write an skb (data, `cb`) and queue it under
+    /// the receiver's state lock: taking that lock to find the skb makes those writes
+    /// visible to the reader. Bytes a coalesced write appends later are published by
+    /// its length ([`SkbView::len`]).
+    pub(crate) fn peek(&mut self, state: &StateGuard<'_>) -> Result<Option<QueuedSkb<'_>>> {
+        Self::check_state(self.sk, state)?;
+        // SAFETY: The queue of a live socket; `skb_peek` only reads the list links.
+        let p = unsafe { bindings::afunix_rcvq_peek(self.sk.as_ptr()) };
+        // INVARIANT: `p` is queued on `sk`, whose reader lock `self` holds (see above).
+        Ok(NonNull::new(p).map(|skb| QueuedSkb {
+            sk: self.sk,
+            skb,
+            _io: PhantomData,
+        }))
     }
 
     /// Takes the lock of the receive queue, for the out-of-band bookkeeping of a stream
-    /// read (under the state lock, as AF_UNIX's `manage_oob()`).
-    pub(crate) fn lock_queue<'s>(&'s self, _state: &StateGuard<'_>) -> RcvQueue<'s> {
-        let q = self.sk.receive_queue();
-        // SAFETY: The lock of the receive queue of a live socket, initialised by
+    /// read (under the state lock, as AF_UNIX's `manage_oob()`): a cursor at the head.
+    pub(crate) fn lock_queue(&mut self, state: &StateGuard<'_>) -> Result<QueueCursor<'_>> {
+        Self::check_state(self.sk, state)?;
+        // SAFETY: The receive queue's lock of a live socket, initialised by
         // `sock_init_data`; taken under the state lock, as AF_UNIX does.
-        let _lock = unsafe { SpinGuard::lock(ptr::addr_of_mut!((*q).lock)) };
-        RcvQueue { sk: self.sk, _lock }
+        let _lock = unsafe { SpinGuard::lock(self.sk.queue_spinlock()) };
+        // SAFETY: The queue lock is held; `skb_peek` only reads the list links.
+        let cur = unsafe { bindings::afunix_rcvq_peek(self.sk.as_ptr()) };
+        Ok(QueueCursor {
+            sk: self.sk,
+            cur,
+            _lock,
+            _io: PhantomData,
+        })
+    }
+
+    /// `__skb_try_recv_datagram()`: the datagram at peek offset `*skip` (updated to the
+    /// offset within it), without waiting. On failure, the error (`EAGAIN` when there
+    /// is nothing) and the last skb seen, for [`Skb::wait_for_more`].
+    pub(crate) fn try_recv_datagram(
+        &self,
+        flags: u32,
+        skip: &mut i32,
+    ) -> core::result::Result<Datagram<'_>, (Error, QueueMark)> {
+        let sk = self.sk.as_ptr();
+        let mut err: c_int = 0;
+        let mut last = ptr::null_mut();
+        // SAFETY: `sk` is live; the reader lock is held (as AF_UNIX); the out pointers
+        // are valid.
+        let skb = unsafe {
+            bindings::__skb_try_recv_datagram(
+                sk,
+                bindings::afunix_rcvq(sk),
+                flags,
+                skip,
+                &mut err,
+                &mut last,
+            )
+        };
+        match NonNull::new(skb) {
+            // SAFETY: Without `MSG_PEEK` the skb was unlinked and is ours; with it, it
+            // stays queued and we hold a reference of our own (`skb_get`).
+            Some(skb) if flags & msg::PEEK == 0 => Ok(Datagram::Taken(unsafe { Skb::from_raw(skb) })),
+            // INVARIANT: A reference of ours to an skb that stays queued.
+            Some(skb) => Ok(Datagram::Peeked(PeekedSkb {
+                skb,
+                _io: PhantomData,
+            })),
+            None => Err((
+                Error::from_errno(if err < 0 { err } else { -11 }),
+                QueueMark(last),
+            )),
+        }
+    }
+
+    /// Frees every skb of the receive queue, handing the embryos of a listener's queue
+    /// to `on_embryo` after the reader lock is dropped (an embryo's release takes its
+    /// own). The reader lock excludes every handle of a queued skb.
+    pub(crate) fn purge_rcvq(self, on_embryo: impl FnMut(ARef<Sock>)) {
+        let sk = self.sk;
+        // No out-of-band mark may outlive its skb.
+        if sk.has_oob() {
+            sk.clear_oob();
+        }
+        PrivateSkbs::with(|list| {
+            {
+                let _q = sk.rcvq_lock();
+                // SAFETY: The queue's lock is held; `list` is private to this call.
+                unsafe { bindings::afunix_skb_queue_splice_tail_init(sk.rcvq_ptr(), list.as_ptr()) };
+            }
+            drop(self);
+            list.free(on_embryo);
+        });
     }
 
     /// Releases the reader lock for the duration of `f` (to sleep), then retakes it.
@@ -1926,91 +2002,326 @@ impl<'a> IoGuard<'a> {
     }
 }
 
-/// The receive queue of a stream socket, its lock held by a reader that holds the
-/// reader lock ([`IoGuard::lock_queue`]): the skbs it hands out stay queued, so valid,
-/// while the reader lock is held (only its holder unlinks them), also after this guard.
-pub(crate) struct RcvQueue<'g> {
+impl Drop for IoGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::mutex_unlock(self.sk.iolock_ptr()) };
+    }
+}
+
+/// A list of skbs on the stack, private to one call (a purge): its skbs are freed by
+/// [`PrivateSkbs::free`] or on drop.
+///
+/// # Invariants
+///
+/// The head is initialised and does not move (it lives in [`PrivateSkbs::with`]'s
+/// frame); its skbs are owned by it.
+struct PrivateSkbs(Opaque<bindings::sk_buff_head>);
+
+impl PrivateSkbs {
+    /// Calls `f` with a new empty list, which is freed after it.
+    fn with<R>(f: impl FnOnce(&PrivateSkbs) -> R) -> R {
+        let list = PrivateSkbs(Opaque::uninit());
+        // SAFETY: The head's storage, initialised in place: its links point to itself,
+        // and `list` stays in this frame until it drops at the end of it.
+        unsafe { bindings::afunix_skb_queue_head_init(list.as_ptr()) };
+        f(&list)
+    }
+
+    fn as_ptr(&self) -> *mut bindings::sk_buff_head {
+        self.0.get()
+    }
+
+    fn free(&self, mut on_embryo: impl FnMut(ARef<Sock>)) {
+        loop {
+            // SAFETY: A private list (type invariant): no lock is needed.
+            let skb = unsafe { bindings::afunix_skb_dequeue_unlocked(self.as_ptr()) };
+            let Some(skb) = NonNull::new(skb) else {
+                return;
+            };
+            // SAFETY: Dequeued from a list that owned it.
+            let skb = unsafe { Skb::from_raw(skb) };
+            let embryo = skb.take_embryo();
+            skb.drop_on_close();
+            if let Some(e) = embryo {
+                on_embryo(e);
+            }
+        }
+    }
+}
+
+impl Drop for PrivateSkbs {
+    fn drop(&mut self) {
+        self.free(drop);
+    }
+}
+
+/// An skb on the receive queue of a socket whose reader lock an [`IoGuard`] holds,
+/// borrowed from that guard mutably: the only handle of a queued skb while it lives.
+/// Unlinking it ([`QueuedSkb::unlink_consume`]) consumes it; moving on
+/// ([`QueuedSkb::next`]) gives it up.
+///
+/// # Invariants
+///
+/// `skb` is queued on `sk`'s receive queue, and the reader lock of `sk` is held (by the
+/// guard borrowed for `'g`) while this value exists.
+pub(crate) struct QueuedSkb<'g> {
     sk: &'g Sock,
-    _lock: SpinGuard,
+    skb: NonNull<bindings::sk_buff>,
+    _io: PhantomData<&'g mut ()>,
 }
-
-impl<'g> RcvQueue<'g> {
-    fn queued(p: *mut bindings::sk_buff) -> Option<QueuedSkb<'g>> {
-        // SAFETY: `p` is NULL or an skb of the queue, which stays queued and valid for
-        // `'g` (see the type's comment).
-        NonNull::new(p).map(|p| QueuedSkb(unsafe { SkbView::from_raw(p.as_ptr()) }))
-    }
-
-    /// The first skb of the queue.
-    pub(crate) fn first(&self) -> Option<QueuedSkb<'g>> {
-        // SAFETY: The queue lock is held; `skb_peek` reads the list links.
-        Self::queued(unsafe { bindings::afunix_rcvq_peek(self.sk.as_ptr()) })
-    }
-
-    /// The skb after `skb`, a queued one.
-    pub(crate) fn next(&self, skb: &QueuedSkb<'_>) -> Option<QueuedSkb<'g>> {
-        // SAFETY: The queue lock is held and `skb` is queued on it.
-        Self::queued(unsafe { bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), skb.as_ptr()) })
-    }
-
-    /// The skb before `skb`, a queued one: `None` at the head.
-    pub(crate) fn prev(&self, skb: &QueuedSkb<'_>) -> Option<QueuedSkb<'g>> {
-        // SAFETY: The queue lock is held and `skb` is queued on it: its `prev` is a
-        // queued skb or the queue's head.
-        let prev = unsafe { (*skb.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.prev };
-        if prev == self.sk.receive_queue().cast() {
-            return None;
-        }
-        Self::queued(prev)
-    }
-
-    /// The out-of-band mark (`oob_skb`), a queued skb, if any.
-    pub(crate) fn mark(&self) -> Option<QueuedSkb<'g>> {
-        // The mark is set and cleared under the queue lock (held).
-        Self::queued(self.sk.oob_slot().load(Ordering::Relaxed))
-    }
-
-    /// Whether `skb` is the out-of-band mark.
-    pub(crate) fn is_mark(&self, skb: &QueuedSkb<'_>) -> bool {
-        self.sk.is_oob_mark(skb)
-    }
-
-    /// Clears the out-of-band mark.
-    pub(crate) fn clear_mark(&self) {
-        self.sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
-    }
-
-    /// Unlinks `skb` from the queue; the caller owns it from now on. `skb` must be the
-    /// only handle of it left (a handle is not `Copy`; the protocol peeks each skb once
-    /// and drops what it unlinked only after its last handle of it).
-    pub(crate) fn unlink(&self, skb: QueuedSkb<'_>) -> Skb {
-        let p = skb.as_ptr();
-        // SAFETY: The queue lock is held and `skb` is queued on it; once unlinked, this
-        // is the skb's only owner.
-        unsafe {
-            bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue());
-            Skb::from_raw(NonNull::new_unchecked(p))
-        }
-    }
-}
-
-/// An skb on the receive queue of a socket whose reader lock a guard holds (from
-/// [`IoGuard::peek`]); given back to [`IoGuard::unlink_consume`] to free it. Not `Copy`:
-/// once consumed, it cannot be used.
-pub(crate) struct QueuedSkb<'g>(&'g SkbView);
 
 impl core::ops::Deref for QueuedSkb<'_> {
     type Target = SkbView;
 
     fn deref(&self) -> &SkbView {
-        self.0
+        // SAFETY: Queued, so valid, while `self` lives (type invariant).
+        unsafe { SkbView::from_raw(self.skb.as_ptr()) }
     }
 }
 
-impl Drop for IoGuard<'_> {
+impl<'g> QueuedSkb<'g> {
+    /// The socket on whose queue the skb is.
+    pub(crate) fn sock(&self) -> &'g Sock {
+        self.sk
+    }
+
+    /// The skb after this one, under the socket's state lock `state` (see
+    /// [`IoGuard::peek`]); this handle is given up.
+    pub(crate) fn next(self, state: &StateGuard<'_>) -> Result<Option<QueuedSkb<'g>>> {
+        IoGuard::check_state(self.sk, state)?;
+        // SAFETY: `self.skb` is queued on `sk` (type invariant); `skb_peek_next` only
+        // reads the list links, which change only under the queue lock and the state
+        // lock (held) or by this reader.
+        let p = unsafe { bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), self.skb.as_ptr()) };
+        // INVARIANT: As in `IoGuard::peek`; the reader lock moves to the new handle.
+        Ok(NonNull::new(p).map(|skb| QueuedSkb {
+            sk: self.sk,
+            skb,
+            _io: PhantomData,
+        }))
+    }
+
+    /// Marks `n` more bytes of this stream skb as read.
+    pub(crate) fn consume(&mut self, n: u32) {
+        self.consumed_slot().fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Takes the queue lock with a cursor at this skb (see [`IoGuard::lock_queue`]).
+    pub(crate) fn lock_queue(self, state: &StateGuard<'_>) -> Result<QueueCursor<'g>> {
+        IoGuard::check_state(self.sk, state)?;
+        // SAFETY: As in `IoGuard::lock_queue`.
+        let _lock = unsafe { SpinGuard::lock(self.sk.queue_spinlock()) };
+        Ok(QueueCursor {
+            sk: self.sk,
+            cur: self.skb.as_ptr(),
+            _lock,
+            _io: PhantomData,
+        })
+    }
+
+    /// Unlinks the skb, all of it read, from the receive queue and frees it; unless a
+    /// coalesced write added bytes to it since the reader saw it read out
+    /// ([`StateGuard::append_to_tail`]): it then stays queued, for the next read.
+    pub(crate) fn unlink_consume(self) {
+        let p = self.skb.as_ptr();
+        // Appends to it take the queue's lock, held from the check to the unlink.
+        let q = self.sk.rcvq_lock();
+        if self.unread() != 0 {
+            return;
+        }
+        // SAFETY: `p` is queued on this socket's receive queue (type invariant), whose
+        // lock is held, and no one else unlinks it.
+        unsafe { bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue()) };
+        drop(q);
+        // SAFETY: Unlinked above: ours alone.
+        unsafe { bindings::consume_skb(p) };
+    }
+}
+
+/// The receive queue of a stream socket, its lock held by a reader that holds the
+/// reader lock ([`IoGuard::lock_queue`]), and a position in it (an skb, or the end).
+/// The skbs it shows are borrowed from it; unlinking one takes `&mut self`.
+///
+/// # Invariants
+///
+/// The queue lock of `sk` is held, and its reader lock (by the guard borrowed mutably
+/// for `'g`); `cur` is NULL or an skb queued on `sk`.
+pub(crate) struct QueueCursor<'g> {
+    sk: &'g Sock,
+    cur: *mut bindings::sk_buff,
+    _lock: SpinGuard,
+    _io: PhantomData<&'g mut ()>,
+}
+
+impl<'g> QueueCursor<'g> {
+    /// The skb at the cursor, `None` at the end.
+    pub(crate) fn current(&self) -> Option<&SkbView> {
+        // SAFETY: Queued, so valid, while the queue lock is held (type invariant).
+        NonNull::new(self.cur).map(|p| unsafe { SkbView::from_raw(p.as_ptr()) })
+    }
+
+    fn next_of(&self, p: *mut bindings::sk_buff) -> *mut bindings::sk_buff {
+        // SAFETY: The queue lock is held and `p` is queued on it (callers).
+        unsafe { bindings::afunix_rcvq_peek_next(self.sk.as_ptr(), p) }
+    }
+
+    /// Moves to the next skb (stays at the end).
+    pub(crate) fn move_next(&mut self) {
+        if !self.cur.is_null() {
+            self.cur = self.next_of(self.cur);
+        }
+    }
+
+    /// Moves to the first skb.
+    pub(crate) fn move_first(&mut self) {
+        // SAFETY: The queue lock is held.
+        self.cur = unsafe { bindings::afunix_rcvq_peek(self.sk.as_ptr()) };
+    }
+
+    /// Moves to the out-of-band mark; false (at the end) without one.
+    pub(crate) fn move_to_mark(&mut self) -> bool {
+        // The mark is set and cleared under the queue lock (held); it is queued.
+        self.cur = self.sk.oob_slot().load(Ordering::Relaxed);
+        !self.cur.is_null()
+    }
+
+    /// Whether the skb at the cursor is the out-of-band mark.
+    pub(crate) fn is_mark(&self) -> bool {
+        !self.cur.is_null() && ptr::eq(self.sk.oob_slot().load(Ordering::Relaxed), self.cur)
+    }
+
+    /// Clears the out-of-band mark.
+    pub(crate) fn clear_mark(&mut self) {
+        self.sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
+    }
+
+    /// Unlinks the skb at the cursor, which moves to the next; the caller owns the
+    /// skb from now on (`None` at the end).
+    pub(crate) fn remove_current(&mut self) -> Option<Skb> {
+        let p = NonNull::new(self.cur)?;
+        self.cur = self.next_of(p.as_ptr());
+        // SAFETY: The queue lock is held and `p` is queued on it; once unlinked, this is
+        // the skb's only owner (no handle of it is left: they borrow `self`).
+        unsafe {
+            bindings::afunix_skb_unlink_locked(p.as_ptr(), self.sk.receive_queue());
+            Some(Skb::from_raw(p))
+        }
+    }
+
+    /// Unlinks the skb before the cursor if `pred` accepts it; the caller owns it.
+    pub(crate) fn remove_prev_if(&mut self, pred: impl FnOnce(&SkbView) -> bool) -> Option<Skb> {
+        let cur = NonNull::new(self.cur)?;
+        // SAFETY: The queue lock is held and `cur` is queued: its `prev` is a queued skb
+        // or the queue's head.
+        let prev = unsafe { (*cur.as_ptr()).__bindgen_anon_1.__bindgen_anon_1.prev };
+        if prev == self.sk.receive_queue().cast() {
+            return None;
+        }
+        let prev = NonNull::new(prev)?;
+        // SAFETY: Queued, so valid, under the queue lock.
+        if !pred(unsafe { SkbView::from_raw(prev.as_ptr()) }) {
+            return None;
+        }
+        // SAFETY: As in `remove_current`.
+        unsafe {
+            bindings::afunix_skb_unlink_locked(prev.as_ptr(), self.sk.receive_queue());
+            Some(Skb::from_raw(prev))
+        }
+    }
+
+    /// Drops the queue lock; a handle of the skb at the cursor, if any (it stays
+    /// queued: the reader lock is still held).
+    pub(crate) fn unlock(self) -> Option<QueuedSkb<'g>> {
+        // INVARIANT: `cur` is queued on `sk`, whose reader lock stays held for `'g`.
+        NonNull::new(self.cur).map(|skb| QueuedSkb {
+            sk: self.sk,
+            skb,
+            _io: PhantomData,
+        })
+    }
+}
+
+/// A datagram received under the reader lock ([`IoGuard::try_recv_datagram`]).
+pub(crate) enum Datagram<'g> {
+    /// Unlinked: the caller owns it.
+    Taken(Skb),
+    /// Peeked (`MSG_PEEK`): still queued, held by a reference of the caller's; only
+    /// read, while the reader lock is held.
+    Peeked(PeekedSkb<'g>),
+}
+
+impl Datagram<'_> {
+    /// A shared view of the datagram.
+    pub(crate) fn view(&self) -> &SkbView {
+        match self {
+            Datagram::Taken(skb) => skb.view(),
+            // SAFETY: A reference of ours keeps the skb valid (type invariant).
+            Datagram::Peeked(p) => unsafe { SkbView::from_raw(p.skb.as_ptr()) },
+        }
+    }
+
+    /// Frees the datagram after a receive on `sk` (`skb_free_datagram()`).
+    pub(crate) fn free(self, sk: &Sock) {
+        match self {
+            Datagram::Taken(skb) => skb.free_datagram(sk),
+            Datagram::Peeked(p) => {
+                let p = ManuallyDrop::new(p);
+                // SAFETY: Our reference to the skb (type invariant), given up.
+                unsafe { bindings::skb_free_datagram(sk.as_ptr(), p.skb.as_ptr()) };
+            }
+        }
+    }
+}
+
+/// A datagram still queued, held by a reference of its own, under the reader lock: a
+/// receive with `MSG_PEEK`. No write to it: another reader or the collector may see it.
+///
+/// # Invariants
+///
+/// `skb` is a reference of ours to a valid skb.
+pub(crate) struct PeekedSkb<'g> {
+    skb: NonNull<bindings::sk_buff>,
+    _io: PhantomData<&'g ()>,
+}
+
+impl Drop for PeekedSkb<'_> {
     fn drop(&mut self) {
-        // SAFETY: The lock is held (type invariant).
-        unsafe { bindings::mutex_unlock(self.sk.iolock_ptr()) };
+        // SAFETY: Our reference (type invariant).
+        unsafe { bindings::consume_skb(self.skb.as_ptr()) };
+    }
+}
+
+/// An embryo taken off its listener's queue by [`Sock::accept_embryo`], with the
+/// reference the queue held: grafted once, onto the accept call's new socket.
+///
+/// # Invariants
+///
+/// A socket of this family that no `struct socket` holds yet.
+pub(crate) struct AcceptedSock(ARef<Sock>);
+
+impl core::ops::Deref for AcceptedSock {
+    type Target = Sock;
+    fn deref(&self) -> &Sock {
+        &self.0
+    }
+}
+
+/// The new `struct socket` of an accept call, lent by the accept trampoline only: it
+/// has no `sk` yet and takes one, once ([`Sock::graft`]).
+///
+/// # Invariants
+///
+/// `self.0` is the new socket of the current `accept` call, with no `sk`.
+pub(crate) struct NewSocket<'a>(&'a Socket);
+
+impl<'a> NewSocket<'a> {
+    /// # Safety
+    ///
+    /// `sock` is the new socket of the current `accept` call, which has no `sk`, and
+    /// no other `NewSocket` of it exists.
+    pub(super) unsafe fn new(sock: &'a Socket) -> Self {
+        NewSocket(sock)
     }
 }
 
@@ -2083,7 +2394,7 @@ impl Socket {
 
     /// Detaches the `struct sock` from the socket (in `release`), with the reference
     /// the socket held since creation.
-    pub(crate) fn take_sk(&self) -> Option<ARef<Sock>> {
+    pub(super) fn take_sk(&self) -> Option<ARef<Sock>> {
         // SAFETY: `release` is the last callback of a socket; the reference taken over
         // is the one `sk_alloc` gave to the socket.
         unsafe {
@@ -2237,20 +2548,6 @@ impl Skb {
         Ok((skb, n as usize))
     }
 
-    /// Receives a datagram from `sk` (`skb_recv_datagram()`), waiting unless `flags` has
-    /// `MSG_DONTWAIT`. `Ok(None)`: end of file (receive side shut down).
-    pub(crate) fn recv_datagram(sk: &Sock, flags: u32) -> Result<Option<Skb>> {
-        let mut err: c_int = 0;
-        // SAFETY: `sk` is a live socket; `err` is a valid out pointer.
-        let skb = unsafe { bindings::skb_recv_datagram(sk.as_ptr(), flags, &mut err) };
-        match NonNull::new(skb) {
-            // SAFETY: We own the returned skb (unlinked, or a new reference on peek).
-            Some(skb) => Ok(Some(unsafe { Skb::from_raw(skb) })),
-            None if err < 0 => Err(Error::from_errno(err)),
-            None => Ok(None),
-        }
-    }
-
     /// The one-byte skb that carries `embryo` to a listener, charged to the embryo
     /// (`sock_wmalloc(newsk, 1, 0, GFP_KERNEL)`).
     pub(crate) fn embryo_carrier(embryo: &Sock) -> Result<Skb> {
@@ -2274,39 +2571,6 @@ impl Skb {
             let sk = NonNull::new(bindings::afunix_skb_sock(self.0.as_ptr()))?;
             (*cb).embryo = 0;
             Some(ARef::from_raw(sk.cast()))
-        }
-    }
-
-    /// `__skb_try_recv_datagram()`: the datagram at peek offset `*skip` (updated to the
-    /// offset within it), without waiting. On failure, the error (`EAGAIN` when there
-    /// is nothing) and the last skb seen, for [`Skb::wait_for_more`].
-    pub(crate) fn try_recv_datagram(
-        io: &IoGuard<'_>,
-        flags: u32,
-        skip: &mut i32,
-    ) -> core::result::Result<Skb, (Error, QueueMark)> {
-        let sk = io.sk.as_ptr();
-        let mut err: c_int = 0;
-        let mut last = ptr::null_mut();
-        // SAFETY: `sk` is live; the reader lock is held (as AF_UNIX); the out pointers
-        // are valid.
-        let skb = unsafe {
-            bindings::__skb_try_recv_datagram(
-                sk,
-                bindings::afunix_rcvq(sk),
-                flags,
-                skip,
-                &mut err,
-                &mut last,
-            )
-        };
-        match NonNull::new(skb) {
-            // SAFETY: We own the returned skb (unlinked, or a new reference on peek).
-            Some(skb) => Ok(unsafe { Skb::from_raw(skb) }),
-            None => Err((
-                Error::from_errno(if err < 0 { err } else { -11 }),
-                QueueMark(last),
-            )),
         }
     }
 
@@ -2561,17 +2825,17 @@ impl SkbView {
         unsafe { (*self.cb()).secid }
     }
 
-    /// Bytes of a stream skb already read.
-    pub(crate) fn consumed(&self) -> u32 {
-        // SAFETY: `cb` is the module's, zeroed at allocation; written by the reader
-        // holding the reader lock only.
-        unsafe { (*self.cb()).consumed }
+    /// `consumed` of the module's `cb`: written by the reader (under the reader lock),
+    /// read also by `SIOCINQ` under the queue lock only, so atomic.
+    fn consumed_slot(&self) -> &AtomicU32 {
+        // SAFETY: `cb` is the module's, zeroed at allocation; `consumed` is an aligned
+        // `u32` accessed only atomically once the skb is queued.
+        unsafe { AtomicU32::from_ptr(ptr::addr_of_mut!((*self.cb()).consumed)) }
     }
 
-    /// Marks `n` more bytes of a stream skb as read (under the reader lock).
-    pub(crate) fn consume(&self, _io: &IoGuard<'_>, n: u32) {
-        // SAFETY: As in `consumed`; the caller holds the reader lock.
-        unsafe { (*self.cb()).consumed += n };
+    /// Bytes of a stream skb already read.
+    pub(crate) fn consumed(&self) -> u32 {
+        self.consumed_slot().load(Ordering::Relaxed)
     }
 
     /// Unread bytes of a stream skb.

@@ -14,7 +14,7 @@ use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
 use crate::api::cmsg::SOL_SOCKET;
 use crate::api::error::to_result;
-use crate::api::sock::{Msg, Pipe, Sock, Socket};
+use crate::api::sock::{Msg, NewSocket, Pipe, Sock, Socket};
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 use core::ptr;
@@ -46,7 +46,7 @@ pub(crate) trait SocketOps {
     /// `socketpair()` of two new sockets of this type.
     fn socketpair(a: &Sock, b: &Sock) -> Result;
     /// `accept()` on the listener `sk` of `listener`, into `newsock` (no `sk` yet).
-    fn accept(_listener: &Socket, _sk: &Sock, _newsock: &Socket, _nonblock: bool) -> Result {
+    fn accept(_listener: &Socket, _sk: &Sock, _newsock: NewSocket<'_>, _nonblock: bool) -> Result {
         kernel::build_error(VTABLE_DEFAULT_ERROR)
     }
     /// `getsockname()` (`peer` false) or `getpeername()`: `None` for an unnamed socket.
@@ -264,11 +264,12 @@ impl<T: SocketOps> Adapter<T> {
         arg: *mut bindings::proto_accept_arg,
     ) -> c_int {
         from_result(|| {
-            // SAFETY: Arguments of an `accept` call, valid for the call.
+            // SAFETY: Arguments of an `accept` call, valid for the call; `newsock` is its
+            // new socket, without `sk`, lent once.
             let (sock, newsock, flags) = unsafe {
                 (
                     Socket::from_raw(sock),
-                    Socket::from_raw(newsock),
+                    NewSocket::new(Socket::from_raw(newsock)),
                     (*arg).flags,
                 )
             };
