@@ -330,6 +330,12 @@ void afunix_spin_lock_nested(spinlock_t *lock)
 	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
 }
 
+/* An embryo's state lock, under its listener's and its client's (see api/sock.rs). */
+void afunix_spin_lock_third(spinlock_t *lock)
+{
+	spin_lock_nested(lock, SINGLE_DEPTH_NESTING + 1);
+}
+
 /* The _rcu hlist inlines: the chains are walked under rcu_read_lock() (api/list.rs). */
 void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list)
 {

@@ -92,17 +92,18 @@ impl SocketOps for Stream {
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::stream_sendmsg(sk, msg, len)
     }
-    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
-        proto::stream_recvmsg(sk, msg, len, flags)
+    fn recvmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+        proto::stream_recvmsg(sock, sk, msg, len, flags)
     }
     fn splice_read(
+        sock: &Socket,
         sk: &Sock,
         pipe: &Pipe,
         len: usize,
         nonblock: bool,
         has_offset: bool,
     ) -> Result<usize> {
-        proto::stream_splice_read(sk, pipe, len, nonblock, has_offset)
+        proto::stream_splice_read(sock, sk, pipe, len, nonblock, has_offset)
     }
 }
 
@@ -121,7 +122,7 @@ impl SocketOps for Dgram {
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::dgram_sendmsg(sk, msg, len)
     }
-    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
         proto::dgram_recvmsg(sk, msg, len, flags)
     }
 }
@@ -148,7 +149,7 @@ impl SocketOps for Seqpacket {
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::seqpacket_sendmsg(sk, msg, len)
     }
-    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
         proto::seqpacket_recvmsg(sk, msg, len, flags)
     }
 }

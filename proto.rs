@@ -949,14 +949,20 @@ fn pipe(flags: u32, sent: usize) -> Error {
 
 /// `recvmsg()` of a stream socket (`unix_stream_read_generic()`).
 #[inline]
-pub(crate) fn stream_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
+pub(crate) fn stream_recvmsg(
+    sock: &Socket,
+    sk: &Sock,
+    m: &mut Msg,
+    size: usize,
+    flags: u32,
+) -> Result<usize> {
     if sk.state() != state::ESTABLISHED {
         return Err(EINVAL);
     }
     if flags & msg::OOB != 0 {
         return recv_urg(sk, m, flags);
     }
-    stream_read(sk, Sink::Msg(m), size, flags)
+    stream_read(sock, sk, Sink::Msg(m), size, flags)
 }
 
 /// Where a stream read puts the data (AF_UNIX's `recv_actor`).
@@ -970,6 +976,7 @@ enum Sink<'a> {
 /// `splice_read` of a stream socket (`unix_stream_splice_read()`): `ESPIPE` for an
 /// offset; `nonblock` from `O_NONBLOCK` or `SPLICE_F_NONBLOCK`.
 pub(crate) fn stream_splice_read(
+    sock: &Socket,
     sk: &Sock,
     pipe: &Pipe,
     len: usize,
@@ -983,11 +990,17 @@ pub(crate) fn stream_splice_read(
         return Err(EINVAL);
     }
     let flags = if nonblock { msg::DONTWAIT } else { 0 };
-    stream_read(sk, Sink::Pipe(pipe), len, flags)
+    stream_read(sock, sk, Sink::Pipe(pipe), len, flags)
 }
 
 /// The stream read of `recvmsg` and `splice_read` (`unix_stream_read_generic()`).
-fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result<usize> {
+fn stream_read(
+    sock: &Socket,
+    sk: &Sock,
+    mut sink: Sink<'_>,
+    size: usize,
+    flags: u32,
+) -> Result<usize> {
     let target = sk.rcvlowat(flags & msg::WAITALL != 0, size);
     let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
     let peek = flags & msg::PEEK != 0;
@@ -1067,7 +1080,7 @@ fn stream_read(sk: &Sock, mut sink: Sink<'_>, size: usize, flags: u32) -> Result
                 // `recvmsg()` sleeps freezable, `splice()` not (as AF_UNIX).
                 let freezable = matches!(sink, Sink::Msg(_));
                 timeo = io.unlocked(|| {
-                    wakeup::wait_on_sk(sk, timeo, freezable, || {
+                    wakeup::wait_on_sk(sock, sk, timeo, freezable, || {
                         // New data: any skb when not peeking (all was read), a new
                         // tail when peeking past what is queued.
                         (match mark {

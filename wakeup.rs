@@ -13,7 +13,7 @@
 #![deny(unsafe_code)]
 
 use crate::api::sock::state::LISTEN;
-use crate::api::sock::{shut, wake_async, wakeup_unkeyed, Sock, SpaceSock, StateGuard};
+use crate::api::sock::{shut, wake_async, wakeup_unkeyed, Sock, Socket, SpaceSock, StateGuard};
 use crate::api::sync::RcuReadGuard;
 use crate::api::wait::{PeerWake, Relay};
 
@@ -100,17 +100,17 @@ pub(crate) fn wake_all_peer_wait(sk: &Sock) {
 /// unless the socket died meanwhile. The check and the mark are made under the state
 /// lock, under which senders queue: data queued after the check finds the mark set.
 /// `freezable`: the sleep of `recvmsg()` (not of `splice()`), in which the freezer may
-/// freeze the task. The caller is a system call on `sk`, holding no lock.
+/// freeze the task. The caller is a system call on `sock`, whose `sk` is `sk`, holding
+/// no lock.
 pub(crate) fn wait_on_sk(
+    sock: &Socket,
     sk: &Sock,
     timeo: isize,
     freezable: bool,
     mut done: impl FnMut() -> bool,
 ) -> isize {
-    // The queue of a socket in a system call: it is not orphaned.
-    let Some(wq) = sk.wait_queue() else {
-        return timeo;
-    };
+    // The queue of the system call's socket, which `sk_sleep(sk)` is.
+    let wq = sock.wait_queue();
     let mut slept = false;
     wq.wait_timeout(timeo, freezable, |timeo| {
         let _g = sk.lock();
@@ -169,8 +169,8 @@ pub(crate) fn peer_wake_disconnect(sk: &Sock, other: &Sock) {
 /// (`unix_dgram_peer_wake_disconnect_wakeup()`). `sk` must be live (not released).
 pub(crate) fn peer_wake_disconnect_wakeup(sk: &Sock, other: &Sock) {
     peer_wake_disconnect(sk, other);
-    // `sk` is live and not released, so it has a wait queue.
-    if let Some(wq) = sk.wait_queue() {
+    let rcu = RcuReadGuard::new();
+    if let Some(wq) = sk.wq_rcu(&rcu) {
         wq.wake_poll(poll::WRITABLE);
     }
 }

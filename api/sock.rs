@@ -16,7 +16,7 @@ use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::error::{to_result, Errno, EMSGSIZE};
 use crate::api::file::{FdList, Fds};
 pub(crate) use crate::api::msg::Msg;
-use crate::api::sync::SpinGuard;
+use crate::api::sync::{RcuReadGuard, SpinGuard};
 use crate::api::vfs::HeldPath;
 use core::cell::UnsafeCell;
 use core::ffi::c_int;
@@ -535,33 +535,39 @@ impl Sock {
         }
     }
 
+    /// `hash` of the socket: changed under the bucket locks, read also without them
+    /// (a racy read only picks a bucket to lock and check), so atomic.
+    fn hash_slot(&self) -> &AtomicU32 {
+        // SAFETY: An aligned `u32` field of a live socket, accessed only atomically.
+        unsafe { AtomicU32::from_ptr(ptr::addr_of_mut!((*self.unix()).hash)) }
+    }
+
+    /// `key` of the socket: written before the socket is linked into a striped table,
+    /// read by RCU walkers, so atomic (the link publishes it).
+    fn key_slot(&self) -> &AtomicU32 {
+        // SAFETY: An aligned `u32` field of a live socket, accessed only atomically.
+        unsafe { AtomicU32::from_ptr(ptr::addr_of_mut!((*self.unix()).key)) }
+    }
+
     /// The socket's bucket in its netns table (`sk_hash`).
     pub(crate) fn hash(&self) -> u32 {
-        // SAFETY: A plain read of a field that changes only under the socket's bucket
-        // lock(s) and bind lock, which the callers hold (or a racy read is harmless:
-        // `Bucket::of` stays in range).
-        unsafe { ptr::addr_of!((*self.unix()).hash).read_volatile() }
+        self.hash_slot().load(Ordering::Relaxed)
     }
 
     /// Sets `sk_hash` (under the bucket locks).
     pub(crate) fn set_hash(&self, h: u32) {
-        // SAFETY: Callers hold the old and the new bucket's locks.
-        unsafe { ptr::addr_of_mut!((*self.unix()).hash).write_volatile(h) };
+        self.hash_slot().store(h, Ordering::Relaxed);
     }
 
     /// The socket's key in its striped table: the full hash of an abstract name, or
     /// the inode key of a pathname socket.
     pub(crate) fn key(&self) -> u32 {
-        // SAFETY: Written once, before the socket enters its abstract bucket (under that
-        // bucket's lock) or the global table (under the bind lock); the link
-        // (`rcu_assign_pointer`) publishes it to RCU walkers.
-        unsafe { ptr::addr_of!((*self.unix()).key).read() }
+        self.key_slot().load(Ordering::Relaxed)
     }
 
     /// Sets the name hash of an abstract name (under the bucket locks, before insertion).
     pub(crate) fn set_name_hash(&self, h: u32) {
-        // SAFETY: Callers hold the bucket locks and the bind lock.
-        unsafe { ptr::addr_of_mut!((*self.unix()).key).write(h) };
+        self.key_slot().store(h, Ordering::Relaxed);
     }
 
     fn addr_slot(&self) -> &AtomicPtr<UnixAddress> {
@@ -678,8 +684,14 @@ impl Sock {
 
     /// The socket inode of a pathname socket (only compared), or NULL.
     pub(crate) fn inode_ptr(&self) -> *mut bindings::inode {
-        // SAFETY: Set before the socket enters the global table and never changed.
-        unsafe { ptr::addr_of!((*self.unix()).inode).read() }
+        self.inode_slot().load(Ordering::Relaxed)
+    }
+
+    /// `inode` of the socket: set before the socket enters the global table, read by
+    /// its RCU walkers, so atomic.
+    fn inode_slot(&self) -> &AtomicPtr<bindings::inode> {
+        // SAFETY: An aligned pointer field of a live socket, accessed only atomically.
+        unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).inode)) }
     }
 
     /// The key of a bound pathname socket in the global table (from its inode number,
@@ -764,31 +776,37 @@ impl Sock {
         self.socket_flags_any(&[nr])
     }
 
+    /// Calls `f` with the socket's `struct socket` (`None` once orphaned, or for an
+    /// embryo), under RCU: of another task's socket too, which its release may be
+    /// orphaning meanwhile.
+    #[inline]
+    fn with_socket_rcu<R>(&self, f: impl FnOnce(Option<&Socket>) -> R) -> R {
+        let _rcu = RcuReadGuard::new();
+        // SAFETY: A `READ_ONCE` of a pointer field of a live socket.
+        let sock = unsafe { ptr::addr_of!((*self.as_ptr()).sk_socket).read_volatile() };
+        // SAFETY: A `struct socket` is the socket inode's (`struct socket_alloc`), which
+        // the VFS frees a grace period after its last reference (`sock_free_inode` is
+        // sockfs's `free_inode`): it stays valid while the RCU read lock is held, and
+        // the borrow does not leave `f`.
+        let sock = (!sock.is_null()).then(|| unsafe { Socket::from_raw(sock) });
+        f(sock)
+    }
+
     /// Whether any of the flags `nrs` of the socket's `struct socket` is set (none
     /// without one), in one load.
     #[inline]
     fn socket_flags_any(&self, nrs: &[u32]) -> bool {
-        let sock = self.raw_socket();
-        if sock.is_null() {
-            return false;
-        }
-        // SAFETY: A non-NULL `sk_socket` is the socket's `struct socket`, of this
-        // family, which holds it until release (`sock_orphan` clears the field under
-        // the state lock; see `passcred`).
-        let sock = unsafe { Socket::from_raw(sock) };
-        sock.any_flag(nrs)
+        self.with_socket_rcu(|s| s.is_some_and(|s| s.any_flag(nrs)))
     }
 
     /// The mode of the inode of the socket's `struct socket`
     /// (`SOCK_INODE(sk->sk_socket)->i_mode`), `None` without a `struct socket`.
     pub(crate) fn socket_inode_mode(&self) -> Option<u16> {
-        let sock = self.raw_socket();
-        if sock.is_null() {
-            return None;
-        }
-        // SAFETY: A non-NULL `sk_socket` is the socket's `struct socket`, which holds
-        // it until release (as in `Sock::socket_flag`), and whose inode lives as long.
-        Some(unsafe { (*bindings::afunix_sock_inode(sock)).i_mode })
+        self.with_socket_rcu(|s| {
+            // SAFETY: The inode of a `struct socket` valid under RCU (see above) is the
+            // same allocation.
+            s.map(|s| unsafe { (*bindings::afunix_sock_inode(s.as_ptr())).i_mode })
+        })
     }
 
     /// Whether the socket still has its `struct socket` (not orphaned); plain read, as
@@ -976,19 +994,15 @@ impl Sock {
     /// socket being bound (under its bind lock, before it enters the global table);
     /// the path's references move into the socket.
     pub(crate) fn set_path(&self, path: HeldPath, inode: *mut bindings::inode, key: u32) {
-        let u = self.unix();
         // The address is already published: `SIOCUNIXFILE` may read the path (under the
         // state lock) from now on.
         let _g = self.lock();
-        // SAFETY: `path` is guarded by the state lock (held); `inode` and `key` are read
-        // only once the socket is in the global table, after this (a pathname socket is
-        // in no striped table before); `inode` is the live inode of `path`'s dentry
-        // (callers).
-        unsafe {
-            self.path_slot().write(path.into_raw());
-            ptr::addr_of_mut!((*u).inode).write(inode);
-            ptr::addr_of_mut!((*u).key).write(key);
-        }
+        // SAFETY: `path` is guarded by the state lock (held).
+        unsafe { self.path_slot().write(path.into_raw()) };
+        // Read by lookups only once the socket is in the global table, after this; the
+        // link publishes them. `inode` is the live inode of `path`'s dentry (callers).
+        self.inode_slot().store(inode, Ordering::Relaxed);
+        self.key_slot().store(key, Ordering::Relaxed);
     }
 
     /// `unix_recvq_full_lockless()`: more queued than the backlog allows.
@@ -1661,12 +1675,19 @@ impl core::ops::Deref for ConnectedEmbryo {
 }
 
 impl Embryo {
-    /// Sets the embryo's connection state; returns the old one (no lock: no one else
-    /// sees the embryo).
+    /// Takes the embryo's state lock, nested in the listener's and the client's that a
+    /// connect holds (lockdep's subclass 2: no state lock is ever taken under it). The
+    /// embryo is in its netns table: sock_diag may read its state under this lock.
+    fn lock_third(&self) -> StateGuard<'_> {
+        // SAFETY: A live socket of this family; see above for the order.
+        unsafe { bindings::afunix_spin_lock_third(self.0.state_lock_ptr()) };
+        // INVARIANT: The lock was just taken.
+        StateGuard { sk: &self.0 }
+    }
+
+    /// Sets the embryo's connection state; returns the old one.
     pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
-        // SAFETY: Nobody else sees the embryo (type invariant), and `&mut self` excludes
-        // a borrow of its state.
-        unsafe { self.0.write_conn(new) }
+        self.lock_third().set_conn(new)
     }
 
     /// Gives the embryo the path of the listener whose state lock `listener` holds,
@@ -1675,8 +1696,9 @@ impl Embryo {
         // SAFETY: The listener's state lock is held, which guards its path; a set path
         // holds its mount and dentry.
         if let Some(path) = unsafe { HeldPath::get(listener.sock().path_slot()) } {
-            // SAFETY: The embryo's path is unset and no one else sees it (type
-            // invariant).
+            let _g = self.lock_third();
+            // SAFETY: The embryo's path, unset (only this value writes it: type
+            // invariant), is guarded by its state lock (held).
             unsafe { self.0.path_slot().write(path.into_raw()) };
         }
     }
@@ -2390,6 +2412,11 @@ impl Socket {
     pub(crate) fn set_connected(&self) {
         // SAFETY: The socket core serialises ops on one `struct socket` for this field.
         unsafe { (*self.0.get()).state = bindings::socket_state_SS_CONNECTED };
+    }
+
+    /// The raw `struct socket`.
+    pub(super) fn as_ptr(&self) -> *mut bindings::socket {
+        self.0.get()
     }
 
     /// Detaches the `struct sock` from the socket (in `release`), with the reference

@@ -67,10 +67,11 @@ pub(crate) trait SocketOps {
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize>;
     /// `recvmsg()`: returns the bytes received (or the datagram's length with
     /// `MSG_TRUNC`).
-    fn recvmsg(sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize>;
+    fn recvmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize>;
     /// `splice_read()`: `nonblock` from `O_NONBLOCK` or `SPLICE_F_NONBLOCK`,
     /// `has_offset` when the caller passed a non-zero offset.
     fn splice_read(
+        _sock: &Socket,
         _sk: &Sock,
         _pipe: &Pipe,
         _len: usize,
@@ -395,7 +396,7 @@ impl<T: SocketOps> Adapter<T> {
             // SAFETY: The core passes a live socket of this family and the call's
             // message header, valid for the call.
             let (sock, mut msg) = unsafe { (Socket::from_raw(sock), Msg::from_raw(msg)?) };
-            count(T::recvmsg(sk_of(sock)?, &mut msg, len, flags as u32)?)
+            count(T::recvmsg(sock, sk_of(sock)?, &mut msg, len, flags as u32)?)
         })
     }
 
@@ -422,7 +423,7 @@ impl<T: SocketOps> Adapter<T> {
                 Pipe::from_raw(pipe, flags),
             )
         };
-        let r = sk_of(sock).and_then(|sk| T::splice_read(sk, &pipe, len, nonblock, has_offset));
+        let r = sk_of(sock).and_then(|sk| T::splice_read(sock, sk, &pipe, len, nonblock, has_offset));
         match r {
             Ok(n) => n as isize,
             Err(e) => e.to_errno() as isize,

@@ -10,7 +10,7 @@
 //! a socket's `peer_wake` entry).
 
 use crate::api::bindings;
-use crate::api::sock::{Sock, SpaceSock, StateGuard, UnixSock};
+use crate::api::sock::{Sock, Socket, SpaceSock, StateGuard, UnixSock};
 use crate::api::sync::{RcuReadGuard, SpinGuard};
 use core::ffi::{c_int, c_uint, c_void};
 use core::marker::PhantomData;
@@ -195,20 +195,6 @@ impl Sock {
         }
     }
 
-    /// The socket's wait queue (`sk_sleep()`), for a system call on the socket, which
-    /// holds its file; `None` once the socket is orphaned.
-    ///
-    /// The queue is the socket's `struct socket`'s (or an embryo's own): it stays until
-    /// the last close of the file releases the socket, which a caller holding the file
-    /// cannot see happen. (A requirement on the caller, not checked by the type: the
-    /// protocol's callers are the system calls on the socket.)
-    #[inline]
-    pub(crate) fn wait_queue(&self) -> Option<&WaitQueueHead> {
-        // SAFETY: `self` is live; its `sk_wq` (or NULL) stays while the caller holds the
-        // socket's file (see above).
-        unsafe { WaitQueueHead::from_raw(self.sleep_queue()) }
-    }
-
     /// Takes the lock of the socket's `peer_wait`, which guards the `peer_wake` entries
     /// hooked on it.
     #[inline]
@@ -222,6 +208,18 @@ impl Sock {
             owner: self,
             _lock: lock,
         }
+    }
+}
+
+impl Socket {
+    /// The socket's wait queue (`&sock->wq.wait`, which `sk_sleep()` of its `sk` is),
+    /// borrowed for as long as the `struct socket` a system call lends.
+    #[inline]
+    pub(crate) fn wait_queue(&self) -> &WaitQueueHead {
+        // CAST: `WaitQueueHead` is `repr(transparent)` over `wait_queue_head`.
+        // SAFETY: `self` is a live `struct socket` (type invariant), whose `wq` is
+        // initialised with it and lives as long.
+        unsafe { &*ptr::addr_of_mut!((*self.as_ptr()).wq.wait).cast::<WaitQueueHead>() }
     }
 }
 
