@@ -28,8 +28,9 @@ help:
 	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
 	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
 	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
-	@echo "make lint       the layering check, rustfmt --check, checkpatch, and the module"
-	@echo "                built with clippy"
+	@echo "make lint       the layering check, rustfmt --check, checkpatch, the module"
+	@echo "                built with clippy, and the compile-fail check (misuses of the"
+	@echo "                API in selftests/compile-fail/ must not build, their twins must)"
 	@echo "make layers     unsafe / bindings:: / extern \"C\" counts per file and per layer"
 
 setup:
@@ -119,16 +120,20 @@ bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 # scripts/check-layers: api/ names no protocol file, no cycles between files, no unsafe
-# or C ABI in the protocol files (issue 22).
+# or C ABI in the protocol files (issue 22). scripts/compile-fail: misuses of the API
+# must not type-check against the crate as just built, their twins must (issue 35).
 lint: setup
 	@ksrc=$(CACHE)/linux-source-6.12; \
 	$(SCRIPTS)/check-layers && \
-	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs && \
+	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs \
+		selftests/compile-fail/*.rs && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		--show-types -f $$(ls *.rs api/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c | grep -v _generated) && \
+		--show-types -f $$(ls *.rs api/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c \
+		selftests/compile-fail/*.rs | grep -v _generated) && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
 	$(MAKE) -s module KMAKE_LINT="CLIPPY=1 CLIPPY_DRIVER=$(CLIPPY_DRIVER)" && \
+	$(SCRIPTS)/compile-fail && \
 	echo "lint: clean"
 
 layers:
