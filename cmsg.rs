@@ -17,7 +17,7 @@ use crate::api::cmsg::{CMSGHDR, COMPAT_CMSGHDR, SCM_CREDENTIALS, SCM_RIGHTS, SOL
 use crate::api::cred::{self, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, SCM_MAX_FD};
 use crate::api::lsm;
-use crate::api::sock::{msg, Msg, Skb, SkbView, Sock, StateGuard};
+use crate::api::sock::{Msg, MsgFlags, Skb, SkbView, Sock, StateGuard};
 use crate::{files, scm};
 use kernel::error::{code::*, Result};
 
@@ -328,7 +328,7 @@ pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdLi
 fn scm_recv_slow(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
     if !m.has_control() {
         if sk.passcred() || sk.passsec() || fds.is_some() {
-            m.add_flags(msg::CTRUNC);
+            m.add_flags(MsgFlags::CTRUNC);
         }
         return;
     }
@@ -354,10 +354,10 @@ fn scm_recv_slow(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
     if sk.passpidfd() {
         // `MSG_CMSG_COMPAT` is 0 in a kernel without `CONFIG_COMPAT`.
         #[allow(clippy::bad_bit_mask)]
-        let compat = m.flags() & msg::CMSG_COMPAT != 0;
+        let compat = m.flags().has(MsgFlags::CMSG_COMPAT);
         let hdr = if compat { COMPAT_CMSGHDR } else { CMSGHDR };
         if m.controllen() < hdr + FD {
-            m.add_flags(msg::CTRUNC);
+            m.add_flags(MsgFlags::CTRUNC);
         }
     }
 }

@@ -18,7 +18,7 @@
 use crate::api::error::EMSGSIZE;
 use crate::api::netlink::{DumpCb, DumpSkb, DumpStatus, NetlinkDump};
 use crate::api::netlink::{NlMsgBuilder, NlSkb, ReplySkb, UserNs, NLM_F_MULTI};
-use crate::api::sock::{state, Sock};
+use crate::api::sock::{SkState, Sock};
 use crate::api::sock_diag::{self, attr, show, DiagRequest, SockDiag, UnixDiagMsg, UnixDiagReq};
 use crate::hash::{seq, NetTable};
 use core::ffi::c_int;
@@ -49,7 +49,7 @@ fn start<'s>(
             UnixDiagMsg::new(
                 crate::api::param::family() as u8,
                 sk.sk_type() as u8,
-                sk.state(),
+                sk.state().raw(),
                 ino,
                 sk.diag_cookie(),
             )
@@ -83,11 +83,11 @@ fn attributes(
             r.put_u32(attr::PEER, p.i_ino() as u32)?;
         }
     }
-    if req.shows(show::ICONS) && sk.state() == state::LISTEN {
+    if req.shows(show::ICONS) && sk.state() == SkState::Listen {
         sk.with_embryo_peers(|n, peers| r.put_words(attr::ICONS, n, peers))?;
     }
     if req.shows(show::RQLEN) {
-        let (rq, wq) = if sk.state() == state::LISTEN {
+        let (rq, wq) = if sk.state() == SkState::Listen {
             (sk.rcvq_len(), sk.max_ack_backlog())
         } else {
             (sk.inq_len() as u32, sk.outq_len() as u32)
@@ -100,7 +100,7 @@ fn attributes(
     if req.shows(show::MEMINFO) {
         r.put_meminfo(sk, attr::MEMINFO)?;
     }
-    r.put(attr::SHUTDOWN, &[sk.shutdown()])?;
+    r.put(attr::SHUTDOWN, &[sk.shutdown().raw()])?;
     if req.shows(show::UID) {
         r.put_u32(attr::UID, user_ns.uid_of(sk))?;
     }
@@ -173,7 +173,7 @@ impl NetlinkDump for UnixDiag {
             _ => {}
         }
         let full = walk(&t, pos, |sk| {
-            let wanted = req.states & (1u32 << (sk.state() & 31)) != 0;
+            let wanted = req.states & (1u32 << (sk.state().raw() & 31)) != 0;
             let ino = if wanted { sk.i_ino() as u32 } else { 0 };
             // Full: the next skb starts at this socket (`pos` is its position).
             (ino != 0 && fill(&mut skb.writer(), sk, &req, &to, ino).is_err()).then_some(())

@@ -11,7 +11,7 @@
 
 use crate::api::file::File;
 pub(crate) use crate::api::file::{FdList, Fds, SCM_MAX_FD};
-use crate::api::sock::{msg, Msg};
+use crate::api::sock::{Msg, MsgFlags};
 use kernel::error::{code::*, Result};
 
 /// Adds the caller's `fd` to `list` (`scm_fp_copy()`): `EINVAL` when the list is full,
@@ -44,7 +44,7 @@ pub(crate) fn push_fd(list: &mut FdList, fd: i32) -> Result {
 /// gets `MSG_CTRUNC` and no files (the list is put).
 pub(crate) fn install(fds: FdList, m: &mut Msg) {
     if let Err(fds) = fds.install(m) {
-        m.add_flags(msg::CTRUNC);
+        m.add_flags(MsgFlags::CTRUNC);
         drop(fds);
     }
 }

@@ -66,7 +66,7 @@ use crate::api::error::ETOOMANYREFS;
 use crate::api::inflight::{
     empty, new_gc_lock, ArcSlot, InflightList, Published, SkbList, NOT_CANDIDATE,
 };
-use crate::api::sock::state::LISTEN;
+use crate::api::sock::SkState;
 use crate::api::sock::{flush_work, QueuedSkb, Skb, Sock};
 use crate::api::sync::SpinLock;
 use crate::files::{FdList, Fds, SCM_MAX_FD};
@@ -482,7 +482,8 @@ fn analyse(
     // them, not the leaves.
     let ncands = list.pick_front(|list, sk| {
         let inflight = list.inflight(sk);
-        if (sk.state() != LISTEN && sk.queued_fds() == 0) || list.file_refs(sk) != inflight {
+        if (sk.state() != SkState::Listen && sk.queued_fds() == 0) || list.file_refs(sk) != inflight
+        {
             list.set_index(sk, NOT_CANDIDATE);
             return false;
         }

@@ -9,8 +9,9 @@
 
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::family::{FamilyOps, Kind};
-use crate::api::sock::{Msg, NewSocket, Pipe, Sock, Socket, SpaceSock};
+use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket, SpaceSock};
 use crate::api::socket::{IoctlAnswer, SockOpt, SocketOps};
+use crate::api::wait::PollMask;
 use crate::names;
 use crate::proto;
 use crate::wakeup;
@@ -83,7 +84,7 @@ impl SocketOps for Stream {
     fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
         proto::accept(listener, sk, newsock, nonblock)
     }
-    fn poll(sk: &Sock, _requested: u32) -> u32 {
+    fn poll(sk: &Sock, _requested: PollMask) -> PollMask {
         proto::stream_poll(sk)
     }
     fn listen(sk: &Sock, backlog: i32) -> Result {
@@ -92,7 +93,13 @@ impl SocketOps for Stream {
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::stream_sendmsg(sk, msg, len)
     }
-    fn recvmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+    fn recvmsg(
+        sock: &Socket,
+        sk: &Sock,
+        msg: &mut Msg,
+        len: usize,
+        flags: MsgFlags,
+    ) -> Result<usize> {
         proto::stream_recvmsg(sock, sk, msg, len, flags)
     }
     fn splice_read(
@@ -116,13 +123,13 @@ impl SocketOps for Dgram {
     fn connect(_sock: &Socket, sk: &Sock, sun: &SunAddr, _nonblock: bool) -> Result {
         proto::dgram_connect(sk, sun)
     }
-    fn poll(sk: &Sock, requested: u32) -> u32 {
+    fn poll(sk: &Sock, requested: PollMask) -> PollMask {
         proto::dgram_poll(sk, requested)
     }
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::dgram_sendmsg(sk, msg, len)
     }
-    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: MsgFlags) -> Result<usize> {
         proto::dgram_recvmsg(sk, msg, len, flags)
     }
 }
@@ -140,7 +147,7 @@ impl SocketOps for Seqpacket {
     fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
         proto::accept(listener, sk, newsock, nonblock)
     }
-    fn poll(sk: &Sock, requested: u32) -> u32 {
+    fn poll(sk: &Sock, requested: PollMask) -> PollMask {
         proto::dgram_poll(sk, requested)
     }
     fn listen(sk: &Sock, backlog: i32) -> Result {
@@ -149,7 +156,7 @@ impl SocketOps for Seqpacket {
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         proto::seqpacket_sendmsg(sk, msg, len)
     }
-    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize> {
+    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: MsgFlags) -> Result<usize> {
         proto::seqpacket_recvmsg(sk, msg, len, flags)
     }
 }

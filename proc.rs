@@ -7,7 +7,7 @@
 #![deny(unsafe_code)]
 
 use crate::api::seq::{self, socket_state, SeqFile, SO_ACCEPTCON};
-use crate::api::sock::state;
+use crate::api::sock::SkState;
 use crate::hash::{seq as walk, NetTable};
 
 /// The walk of `/proc/net/rust_afunix`.
@@ -38,8 +38,12 @@ impl seq::Operations for ProcNet {
         });
         let g = sk.lock();
         let st = sk.state();
-        let flags = if st == state::LISTEN { SO_ACCEPTCON } else { 0 };
-        let ss = match (sk.has_socket(), st == state::ESTABLISHED) {
+        let flags = if st == SkState::Listen {
+            SO_ACCEPTCON
+        } else {
+            0
+        };
+        let ss = match (sk.has_socket(), st == SkState::Established) {
             (true, true) => socket_state::CONNECTED,
             (true, false) => socket_state::UNCONNECTED,
             (false, true) => socket_state::CONNECTING,

@@ -17,16 +17,17 @@ use crate::api::family::Kind;
 use crate::api::lsm;
 use crate::api::sock::{self, Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::api::sock::{
-    intr_errno, msg, send_sigpipe, shut, skb_limits, sock_type, state, wake_async, Conn,
-    ConnectedEmbryo, Datagram, Embryo, Msg, NewSocket, Skb, SkbDestructor, SkbView, Sock,
-    Socket, StateGuard,
+    intr_errno, send_sigpipe, skb_limits, sock_type, wake_async, Conn, ConnectedEmbryo, Datagram,
+    Embryo, Msg, MsgFlags, NewSocket, Shutdown, SkState, Skb, SkbDestructor, SkbView, Sock, Socket,
+    StateGuard,
 };
 use crate::api::socket::{IoctlAnswer, SockOpt};
+use crate::api::wait::PollMask;
 use crate::cmsg::{self, RecvCreds};
 use crate::gc;
 use crate::names;
 use crate::oob;
-use crate::wakeup::{self, poll};
+use crate::wakeup;
 use kernel::error::{code::*, Error, Result};
 use kernel::types::ARef;
 
@@ -105,7 +106,7 @@ fn release_sock(sk: &Sock, embryo: bool) {
     let peer = {
         let mut g = sk.lock();
         g.orphan();
-        g.add_shutdown(shut::MASK);
+        g.add_shutdown(Shutdown::BOTH);
         g.set_conn(Conn::Unconnected).into_peer()
     };
     sk.clear_oob();
@@ -119,7 +120,7 @@ fn release_sock(sk: &Sock, embryo: bool) {
             {
                 let mut g = peer.lock();
                 // No more writes.
-                g.add_shutdown(shut::MASK);
+                g.add_shutdown(Shutdown::BOTH);
                 if unread || embryo {
                     g.set_err(ECONNRESET);
                 }
@@ -146,7 +147,7 @@ pub(crate) fn sol_socket_option(sk: &Sock, optname: i32, opt: &SockOpt) -> Optio
     match optname {
         SO_PASSRIGHTS => Some(opt.int().map(|v| sk.set_pass_rights(v != 0))),
         // Upstream takes it on stream sockets only; for the others the core answers.
-        SO_INQ if sk.sk_type() == sock_type::STREAM => Some(set_inq(sk, opt)),
+        SO_INQ if sk.kind() == Kind::Stream => Some(set_inq(sk, opt)),
         _ => None,
     }
 }
@@ -180,11 +181,7 @@ pub(crate) fn socketpair(a: &Sock, b: &Sock) -> Result {
 
 /// `shutdown()`, mirrored onto the peer of a stream or seqpacket socket.
 pub(crate) fn shutdown(sk: &Sock, how: i32) -> Result {
-    // SHUT_RD (0) -> RCV, SHUT_WR (1) -> SEND, SHUT_RDWR (2) -> both.
-    let mode: u8 = match how {
-        0..=2 => (how + 1) as u8,
-        _ => return Err(EINVAL),
-    };
+    let mode = Shutdown::from_how(how).ok_or(EINVAL)?;
     let peer = {
         let mut g = sk.lock();
         g.add_shutdown(mode);
@@ -193,18 +190,18 @@ pub(crate) fn shutdown(sk: &Sock, how: i32) -> Result {
     sk.state_change();
 
     if let Some(peer) = peer.filter(|_| sk.is_connection_oriented()) {
-        let mut peer_mode = 0;
-        if mode & shut::RCV != 0 {
-            peer_mode |= shut::SEND;
+        let mut peer_mode = Shutdown::NONE;
+        if mode.has(Shutdown::RCV) {
+            peer_mode |= Shutdown::SEND;
         }
-        if mode & shut::SEND != 0 {
-            peer_mode |= shut::RCV;
+        if mode.has(Shutdown::SEND) {
+            peer_mode |= Shutdown::RCV;
         }
         peer.lock().add_shutdown(peer_mode);
         peer.state_change();
-        if peer_mode == shut::MASK {
+        if peer_mode == Shutdown::BOTH {
             peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
-        } else if peer_mode & shut::RCV != 0 {
+        } else if peer_mode.has(Shutdown::RCV) {
             peer.wake_async(wake_async::WAITD, wake_async::POLL_IN);
         }
     }
@@ -234,7 +231,7 @@ pub(crate) fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
     let answer = match cmd {
         SIOCOUTQ => Ok(IoctlAnswer::Int(sk.outq_len() as i32)),
         SIOCINQ => {
-            if sk.state() == state::LISTEN {
+            if sk.state() == SkState::Listen {
                 Err(EINVAL)
             } else {
                 Ok(IoctlAnswer::Int(sk.inq_len() as i32))
@@ -242,7 +239,7 @@ pub(crate) fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>> {
         }
         SIOCUNIXFILE => sk.open_file().map(IoctlAnswer::Value),
         SIOCATMARK => {
-            if sk.sk_type() == sock_type::STREAM {
+            if sk.kind() == Kind::Stream {
                 Ok(IoctlAnswer::Int(sk.at_mark().into()))
             } else {
                 Err(EOPNOTSUPP.into())
@@ -265,7 +262,7 @@ pub(crate) fn listen(sk: &Sock, backlog: i32) -> Result {
     }
     let mut g = sk.lock();
     let st = sk.state();
-    if st != state::CLOSE && st != state::LISTEN {
+    if st != SkState::Close && st != SkState::Listen {
         return Err(EINVAL);
     }
     // The socket core clamps the backlog to somaxconn; a negative one stays as AF_UNIX
@@ -317,7 +314,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
         if other.is_dead() {
             continue;
         }
-        if other.state() != state::LISTEN || other.shutdown() & shut::RCV != 0 {
+        if other.state() != SkState::Listen || other.shutdown().has(Shutdown::RCV) {
             break ECONNREFUSED.into();
         }
         if other.rcvq_full() {
@@ -380,18 +377,23 @@ fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) ->
 /// Why a socket cannot connect: `EISCONN` when connected, `EINVAL` when listening.
 fn not_connectable(sk: &Sock) -> Option<Error> {
     match sk.state() {
-        state::CLOSE => None,
-        state::ESTABLISHED => Some(EISCONN.into()),
+        SkState::Close => None,
+        SkState::Established => Some(EISCONN.into()),
         _ => Some(EINVAL),
     }
 }
 
 /// `accept()` (`unix_accept()`): the next connection of a listening socket.
-pub(crate) fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
+pub(crate) fn accept(
+    listener: &Socket,
+    sk: &Sock,
+    newsock: NewSocket<'_>,
+    nonblock: bool,
+) -> Result {
     if !sk.is_connection_oriented() {
         return Err(EOPNOTSUPP.into());
     }
-    if sk.state() != state::LISTEN {
+    if sk.state() != SkState::Listen {
         return Err(EINVAL);
     }
     // A listener stays one: no lock needed to wait on its queue.
@@ -483,7 +485,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
     let scm = cmsg::scm_send(sk, m)?;
     gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
-    if flags & msg::OOB != 0 {
+    if flags.has(MsgFlags::OOB) {
         return Err(EOPNOTSUPP.into());
     }
     let sun = m.name();
@@ -510,7 +512,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         m,
         len,
         data_len.min(len),
-        flags & msg::DONTWAIT != 0,
+        flags.has(MsgFlags::DONTWAIT),
         PAGE_ALLOC_COSTLY_ORDER,
         |skb| {
             skb.set_creds(&creds);
@@ -519,7 +521,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         },
     )?;
     drop(creds);
-    let mut timeo = sk.sndtimeo(flags & msg::DONTWAIT != 0);
+    let mut timeo = sk.sndtimeo(flags.has(MsgFlags::DONTWAIT));
     // The receiver's filter runs again after a wait, not on a retry under the lock
     // (AF_UNIX's `restart` and `restart_locked`).
     let mut filter = true;
@@ -540,7 +542,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         }
         if o.is_dead() {
             drop(g);
-            if sk.sk_type() == sock_type::SEQPACKET {
+            if sk.kind() == Kind::Seqpacket {
                 // Racing with the peer's release: a seqpacket socket stays connected.
                 return Err(EPIPE);
             }
@@ -562,7 +564,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
             filter = true;
             continue;
         }
-        if o.shutdown() & shut::RCV != 0 {
+        if o.shutdown().has(Shutdown::RCV) {
             return Err(EPIPE);
         }
         // A receiver that refuses fds (`SO_PASSRIGHTS` 0).
@@ -570,7 +572,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
             return Err(EPERM);
         }
         // Seqpacket sockets are checked at connect only.
-        if sk.sk_type() != sock_type::SEQPACKET {
+        if sk.kind() != Kind::Seqpacket {
             lsm::unix_may_send(sk, &g)?;
         }
         // A receiver not connected back to us takes at most its backlog.
@@ -614,7 +616,7 @@ pub(crate) fn seqpacket_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<us
     if let Some(e) = sk.take_error() {
         return Err(e);
     }
-    if sk.state() != state::ESTABLISHED {
+    if sk.state() != SkState::Established {
         return Err(ENOTCONN.into());
     }
     if m.namelen() != 0 {
@@ -625,11 +627,11 @@ pub(crate) fn seqpacket_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<us
 
 /// `recvmsg()` of a datagram or seqpacket socket (`__unix_dgram_recvmsg()`): one
 /// datagram, from the peek offset (`SO_PEEK_OFF`) when peeking, under the reader lock.
-pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
-    if flags & msg::OOB != 0 {
+pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: MsgFlags) -> Result<usize> {
+    if flags.has(MsgFlags::OOB) {
         return Err(EOPNOTSUPP.into());
     }
-    let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
+    let mut timeo = sk.rcvtimeo(flags.has(MsgFlags::DONTWAIT));
     loop {
         let (mut err, mark) = {
             let io = sk.io_lock();
@@ -650,7 +652,7 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> 
         }
         // Signal EOF on a disconnected non-blocking seqpacket socket.
         let _g = sk.lock();
-        if sk.sk_type() == sock_type::SEQPACKET && err == EAGAIN && sk.shutdown() & shut::RCV != 0 {
+        if sk.kind() == Kind::Seqpacket && err == EAGAIN && sk.shutdown().has(Shutdown::RCV) {
             return Ok(0);
         }
         return Err(err);
@@ -663,7 +665,7 @@ fn dgram_deliver(
     sk: &Sock,
     m: &mut Msg,
     size: usize,
-    flags: u32,
+    flags: MsgFlags,
     mut dg: Datagram<'_>,
     skip: i32,
 ) -> Result<usize> {
@@ -684,7 +686,7 @@ fn dgram_deliver(
     if n > avail {
         n = avail;
     } else if n < avail {
-        m.add_flags(msg::TRUNC);
+        m.add_flags(MsgFlags::TRUNC);
     }
     let res = skb.copy_to_msg(skip as u32, m, n);
     if res.is_ok() {
@@ -692,7 +694,7 @@ fn dgram_deliver(
             skb.recv_timestamp(sk, m);
         }
         let scm = RecvCreds::of(skb);
-        if flags & msg::PEEK == 0 {
+        if !flags.has(MsgFlags::PEEK) {
             sk.peek_offset_bwd(skb_len);
         } else {
             sk.peek_offset_fwd(n);
@@ -702,12 +704,17 @@ fn dgram_deliver(
     }
     dg.free(sk);
     res?;
-    Ok(if flags & msg::TRUNC != 0 { avail } else { n })
+    Ok(if flags.has(MsgFlags::TRUNC) { avail } else { n })
 }
 
 /// `recvmsg()` of a seqpacket socket.
-pub(crate) fn seqpacket_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: u32) -> Result<usize> {
-    if sk.state() != state::ESTABLISHED {
+pub(crate) fn seqpacket_recvmsg(
+    sk: &Sock,
+    m: &mut Msg,
+    size: usize,
+    flags: MsgFlags,
+) -> Result<usize> {
+    if sk.state() != SkState::Established {
         return Err(ENOTCONN.into());
     }
     dgram_recvmsg(sk, m, size, flags)
@@ -719,14 +726,14 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
     gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
     // MSG_OOB: the last byte goes out of band, after the others.
-    let oob = flags & msg::OOB != 0;
+    let oob = flags.has(MsgFlags::OOB);
     let len = if oob {
         len.checked_sub(1).ok_or_else(|| Error::from(EOPNOTSUPP))?
     } else {
         len
     };
     if m.namelen() != 0 {
-        return Err(if sk.state() == state::ESTABLISHED {
+        return Err(if sk.state() == SkState::Established {
             EISCONN
         } else {
             EOPNOTSUPP
@@ -734,14 +741,14 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
         .into());
     }
     let other = peer_get(sk).ok_or_else(|| Error::from(ENOTCONN))?;
-    if sk.shutdown() & shut::SEND != 0 {
+    if sk.shutdown().has(Shutdown::SEND) {
         return Err(pipe(flags, 0));
     }
 
-    let nonblock = flags & msg::DONTWAIT != 0;
+    let nonblock = flags.has(MsgFlags::DONTWAIT);
     // `splice()`/`sendfile()`: the skbs take the pipe's pages (as many as fit in one
     // skb's fragments each), no copy.
-    let splice = flags & msg::SPLICE_PAGES != 0;
+    let splice = flags.has(MsgFlags::SPLICE_PAGES);
     if !oob
         && !splice
         && len != 0
@@ -774,16 +781,8 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
                 .saturating_sub(max_head0)
                 .next_multiple_of(PAGE_SIZE)
                 .min(size);
-            Skb::alloc_from_msg::<DataSkb>(
-                sk,
-                m,
-                size,
-                data_len,
-                nonblock,
-                order,
-                prepare,
-            )
-            .map(|skb| (skb, size))
+            Skb::alloc_from_msg::<DataSkb>(sk, m, size, data_len, nonblock, order, prepare)
+                .map(|skb| (skb, size))
         };
         let (skb, size) = match made {
             Ok(made) => made,
@@ -817,7 +816,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
 #[inline(always)]
 fn queue_data(sk: &Sock, other: &Sock, mut skb: Skb) -> Result {
     let g = other.lock();
-    if other.is_dead() || other.shutdown() & shut::RCV != 0 {
+    if other.is_dead() || other.shutdown().has(Shutdown::RCV) {
         drop(g);
         drop(skb);
         return Err(EPIPE);
@@ -865,7 +864,7 @@ fn stream_send_small(
     m: &mut Msg,
     len: usize,
     scm: &cmsg::SendScm,
-    flags: u32,
+    flags: MsgFlags,
 ) -> Result<usize> {
     let mut buf = [0u8; COALESCE_MAX];
     let data = buf.get_mut(..len).ok_or(EINVAL)?;
@@ -877,7 +876,7 @@ fn stream_send_small(
         // room as a new skb would (`sock_alloc_send_pskb()`; `sk_wmem_alloc_get()` is
         // the count less its bias of one).
         !other.is_dead()
-            && other.shutdown() & shut::RCV == 0
+            && !other.shutdown().has(Shutdown::RCV)
             && i64::from(sk.wmem_alloc()) - 1 < i64::from(sk.sndbuf())
             && {
                 let (secid, creds) = (scm.secid, &scm.creds);
@@ -891,7 +890,7 @@ fn stream_send_small(
         other.data_ready();
         return Ok(len);
     }
-    let nonblock = flags & msg::DONTWAIT != 0;
+    let nonblock = flags.has(MsgFlags::DONTWAIT);
     let skb = Skb::alloc_from_bytes::<DataSkb>(sk, data, nonblock, |skb| {
         skb.set_creds(&scm.creds);
         skb.set_secid(scm.secid);
@@ -920,10 +919,10 @@ fn queue_oob(
         skb.set_secid(secid);
         fds.map_or(Ok(()), |fds| gc::attach(skb, fds))
     };
-    let nonblock = m.flags() & msg::DONTWAIT != 0;
+    let nonblock = m.flags().has(MsgFlags::DONTWAIT);
     let mut skb = Skb::alloc_from_msg::<DataSkb>(sk, m, 1, 0, nonblock, 0, prepare)?;
     let mut g = other.lock();
-    if other.is_dead() || other.shutdown() & shut::RCV != 0 {
+    if other.is_dead() || other.shutdown().has(Shutdown::RCV) {
         drop(g);
         return Err(EPIPE);
     }
@@ -940,8 +939,8 @@ fn queue_oob(
 }
 
 /// `EPIPE`, with `SIGPIPE` unless `MSG_NOSIGNAL` or something was sent.
-fn pipe(flags: u32, sent: usize) -> Error {
-    if sent == 0 && flags & msg::NOSIGNAL == 0 {
+fn pipe(flags: MsgFlags, sent: usize) -> Error {
+    if sent == 0 && !flags.has(MsgFlags::NOSIGNAL) {
         send_sigpipe();
     }
     EPIPE
@@ -954,12 +953,12 @@ pub(crate) fn stream_recvmsg(
     sk: &Sock,
     m: &mut Msg,
     size: usize,
-    flags: u32,
+    flags: MsgFlags,
 ) -> Result<usize> {
-    if sk.state() != state::ESTABLISHED {
+    if sk.state() != SkState::Established {
         return Err(EINVAL);
     }
-    if flags & msg::OOB != 0 {
+    if flags.has(MsgFlags::OOB) {
         return recv_urg(sk, m, flags);
     }
     stream_read(sock, sk, Sink::Msg(m), size, flags)
@@ -986,10 +985,14 @@ pub(crate) fn stream_splice_read(
     if has_offset {
         return Err(ESPIPE);
     }
-    if sk.state() != state::ESTABLISHED {
+    if sk.state() != SkState::Established {
         return Err(EINVAL);
     }
-    let flags = if nonblock { msg::DONTWAIT } else { 0 };
+    let flags = if nonblock {
+        MsgFlags::DONTWAIT
+    } else {
+        MsgFlags::NONE
+    };
     stream_read(sock, sk, Sink::Pipe(pipe), len, flags)
 }
 
@@ -999,11 +1002,11 @@ fn stream_read(
     sk: &Sock,
     mut sink: Sink<'_>,
     size: usize,
-    flags: u32,
+    flags: MsgFlags,
 ) -> Result<usize> {
-    let target = sk.rcvlowat(flags & msg::WAITALL != 0, size);
-    let mut timeo = sk.rcvtimeo(flags & msg::DONTWAIT != 0);
-    let peek = flags & msg::PEEK != 0;
+    let target = sk.rcvlowat(flags.has(MsgFlags::WAITALL), size);
+    let mut timeo = sk.rcvtimeo(flags.has(MsgFlags::DONTWAIT));
+    let peek = flags.has(MsgFlags::PEEK);
     let mut copied = 0usize;
     // SO_PEEK_OFF: where a peek starts.
     let peek_off = usize::try_from(sk.peek_offset(flags)).unwrap_or(0);
@@ -1064,7 +1067,7 @@ fn stream_read(
                     err = Some(e);
                     break 'redo;
                 }
-                if sk.shutdown() & shut::RCV != 0 {
+                if sk.shutdown().has(Shutdown::RCV) {
                     break 'redo;
                 }
                 // The tail seen by a peeking reader, taken under the state lock (as
@@ -1087,7 +1090,7 @@ fn stream_read(
                             Some(mark) => sk.rcvq_tail_mark() != mark,
                             None => !sk.rcvq_empty(),
                         }) || sk.err() != 0
-                            || sk.shutdown() & shut::RCV != 0
+                            || sk.shutdown().has(Shutdown::RCV)
                     })
                 });
                 if crate::api::sock::signal_pending() {
@@ -1219,7 +1222,7 @@ fn stream_read(
 /// datagram socket or a connected one; for a listener, on its embryos; else 0.
 pub(crate) fn fdinfo_fds(sk: &Sock) -> u32 {
     let st = sk.state();
-    if sk.sk_type() == sock_type::DGRAM || st == state::ESTABLISHED || st == state::LISTEN {
+    if sk.kind() == Kind::Dgram || st == SkState::Established || st == SkState::Listen {
         sk.queued_fds()
     } else {
         0
@@ -1232,8 +1235,8 @@ pub(crate) fn fdinfo_fds(sk: &Sock) -> u32 {
 /// control messages: its credentials and fds are not delivered.
 #[cold]
 #[inline(never)]
-fn recv_urg(sk: &Sock, m: &mut Msg, flags: u32) -> Result<usize> {
-    let peek = flags & msg::PEEK != 0;
+fn recv_urg(sk: &Sock, m: &mut Msg, flags: MsgFlags) -> Result<usize> {
+    let peek = flags.has(MsgFlags::PEEK);
     let mut io = sk.io_lock();
     let g = sk.lock();
     let (mut oob, emptied) = oob::take_urg(&mut io, &g, peek)?.ok_or(EINVAL)?;
@@ -1246,68 +1249,68 @@ fn recv_urg(sk: &Sock, m: &mut Msg, flags: u32) -> Result<usize> {
     drop(io);
     drop(emptied);
     r.map_err(|_| EFAULT)?;
-    m.add_flags(msg::OOB);
+    m.add_flags(MsgFlags::OOB);
     Ok(1)
 }
 
 /// `poll()` of a stream or seqpacket socket (`unix_poll()`).
-pub(crate) fn stream_poll(sk: &Sock) -> u32 {
+pub(crate) fn stream_poll(sk: &Sock) -> PollMask {
     let shutdown = sk.shutdown();
     let st = sk.state();
-    let mut mask = 0;
+    let mut mask = PollMask::NONE;
 
     if sk.err() != 0 {
-        mask |= poll::ERR;
+        mask |= PollMask::ERR;
     }
-    if shutdown == shut::MASK {
-        mask |= poll::HUP;
+    if shutdown == Shutdown::BOTH {
+        mask |= PollMask::HUP;
     }
-    if shutdown & shut::RCV != 0 {
-        mask |= poll::RDHUP | poll::IN | poll::RDNORM;
+    if shutdown.has(Shutdown::RCV) {
+        mask |= PollMask::RDHUP | PollMask::IN | PollMask::RDNORM;
     }
     if !sk.rcvq_empty() || sk.psock_readable() {
-        mask |= poll::IN | poll::RDNORM;
+        mask |= PollMask::IN | PollMask::RDNORM;
     }
     if sk.has_oob() {
-        mask |= poll::PRI;
+        mask |= PollMask::PRI;
     }
     // Connection-based sockets need to check for termination and startup.
-    if sk.is_connection_oriented() && st == state::CLOSE {
-        mask |= poll::HUP;
+    if sk.is_connection_oriented() && st == SkState::Close {
+        mask |= PollMask::HUP;
     }
     // Writable also when the other side has shut down, so that no socket gets stuck.
     if wakeup::writable(sk, st) {
-        mask |= poll::WRITABLE;
+        mask |= PollMask::WRITABLE;
     }
     mask
 }
 
 /// `poll()` of a datagram socket (`unix_dgram_poll()`).
-pub(crate) fn dgram_poll(sk: &Sock, requested: u32) -> u32 {
+pub(crate) fn dgram_poll(sk: &Sock, requested: PollMask) -> PollMask {
     let shutdown = sk.shutdown();
     let st = sk.state();
-    let mut mask = 0;
+    let mut mask = PollMask::NONE;
 
     if sk.err() != 0 || !sk.errq_empty() {
-        mask |= poll::ERR;
+        mask |= PollMask::ERR;
         if sk.select_err_queue() {
-            mask |= poll::PRI;
+            mask |= PollMask::PRI;
         }
     }
-    if shutdown & shut::RCV != 0 {
-        mask |= poll::RDHUP | poll::IN | poll::RDNORM;
+    if shutdown.has(Shutdown::RCV) {
+        mask |= PollMask::RDHUP | PollMask::IN | PollMask::RDNORM;
     }
-    if shutdown == shut::MASK {
-        mask |= poll::HUP;
+    if shutdown == Shutdown::BOTH {
+        mask |= PollMask::HUP;
     }
     if !sk.rcvq_empty() || sk.psock_readable() {
-        mask |= poll::IN | poll::RDNORM;
+        mask |= PollMask::IN | PollMask::RDNORM;
     }
-    if sk.sk_type() == sock_type::SEQPACKET && st == state::CLOSE {
-        mask |= poll::HUP;
+    if sk.kind() == Kind::Seqpacket && st == SkState::Close {
+        mask |= PollMask::HUP;
     }
     // No write status requested: avoid the expensive tests.
-    if requested & poll::WRITABLE == 0 {
+    if !requested.has(PollMask::WRITABLE) {
         return mask;
     }
     let mut writable = wakeup::writable(sk, st);
@@ -1322,7 +1325,7 @@ pub(crate) fn dgram_poll(sk: &Sock, requested: u32) -> u32 {
         }
     }
     if writable {
-        mask |= poll::WRITABLE;
+        mask |= PollMask::WRITABLE;
     } else {
         sk.set_nospace();
     }

@@ -12,55 +12,30 @@
 
 #![deny(unsafe_code)]
 
-use crate::api::sock::state::LISTEN;
-use crate::api::sock::{shut, wake_async, wakeup_unkeyed, Sock, Socket, SpaceSock, StateGuard};
+use crate::api::sock::{
+    wake_async, wakeup_unkeyed, Shutdown, SkState, Sock, Socket, SpaceSock, StateGuard,
+};
 use crate::api::sync::RcuReadGuard;
-use crate::api::wait::{PeerWake, Relay};
-
-// Transitional: `api/socket.rs` names these here; they are `crate::api::wait`'s.
-
-/// The poll bits (`<uapi/linux/eventpoll.h>`).
-pub(crate) mod poll {
-    /// `EPOLLIN`.
-    pub(crate) const IN: u32 = 0x0001;
-    /// `EPOLLPRI`: out-of-band data.
-    pub(crate) const PRI: u32 = 0x0002;
-    /// `EPOLLOUT`.
-    pub(crate) const OUT: u32 = 0x0004;
-    /// `EPOLLERR`.
-    pub(crate) const ERR: u32 = 0x0008;
-    /// `EPOLLHUP`.
-    pub(crate) const HUP: u32 = 0x0010;
-    /// `EPOLLRDNORM`.
-    pub(crate) const RDNORM: u32 = 0x0040;
-    /// `EPOLLWRNORM`.
-    pub(crate) const WRNORM: u32 = 0x0100;
-    /// `EPOLLWRBAND`.
-    pub(crate) const WRBAND: u32 = 0x0200;
-    /// `EPOLLRDHUP`.
-    pub(crate) const RDHUP: u32 = 0x2000;
-    /// Writable: the key of every write-space wakeup.
-    pub(crate) const WRITABLE: u32 = OUT | WRNORM | WRBAND;
-}
+use crate::api::wait::{PeerWake, PollMask, Relay};
 
 /// The `peer_wake` relay of the sockets of this family.
 pub(crate) struct Wakeup;
 
 impl PeerWake for Wakeup {
     #[inline]
-    fn relay(relay: &mut Relay<'_>, key: u32) {
+    fn relay(relay: &mut Relay<'_>, key: PollMask) {
         peer_wake_relay_wake(relay, key);
     }
 }
 
 /// AF_UNIX's `unix_writable()`: at most a quarter of the send buffer is in flight.
-pub(crate) fn writable(sk: &Sock, state: u8) -> bool {
+pub(crate) fn writable(sk: &Sock, state: SkState) -> bool {
     writable_with(state, sk.wmem_alloc(), sk.sndbuf())
 }
 
 /// [`writable`] of a socket's state, bytes in flight and send buffer.
-fn writable_with(state: u8, wmem_alloc: u32, sndbuf: i32) -> bool {
-    state != LISTEN && (u64::from(wmem_alloc) << 2) <= sndbuf as u64
+fn writable_with(state: SkState, wmem_alloc: u32, sndbuf: i32) -> bool {
+    state != SkState::Listen && (u64::from(wmem_alloc) << 2) <= sndbuf as u64
 }
 
 /// The `sk_write_space` hook (AF_UNIX's `unix_write_space()`): skbs charged to `sk`
@@ -73,7 +48,11 @@ pub(crate) fn write_space(sk: &SpaceSock<'_>) {
     // `skwq_has_sleeper()`.
     if let Some(wq) = sk.wq_rcu(&rcu).filter(|wq| wq.has_sleeper()) {
         // The debug mode wakes every poller, as AF_UNIX did before keyed wakeups.
-        let key = if wakeup_unkeyed() { 0 } else { poll::WRITABLE };
+        let key = if wakeup_unkeyed() {
+            PollMask::NONE
+        } else {
+            PollMask::WRITABLE
+        };
         wq.wake_sync_key(key);
     }
     sk.wake_async(wake_async::SPACE, wake_async::POLL_OUT);
@@ -83,7 +62,7 @@ pub(crate) fn write_space(sk: &SpaceSock<'_>) {
 pub(crate) fn wake_writers(sk: &Sock) {
     let wq = sk.peer_wait_queue();
     if wq.has_sleeper() {
-        wq.wake_sync_key(poll::WRITABLE);
+        wq.wake_sync_key(PollMask::WRITABLE);
     }
 }
 
@@ -136,7 +115,7 @@ pub(crate) fn wait_on_sk(
 pub(crate) fn wait_for_peer(guard: StateGuard<'_>, timeo: isize) -> isize {
     let other = guard.sock_ref();
     other.peer_wait_queue().wait_exclusive(timeo, move || {
-        let sleep = !other.is_dead() && other.shutdown() & shut::RCV == 0 && other.rcvq_full();
+        let sleep = !other.is_dead() && !other.shutdown().has(Shutdown::RCV) && other.rcvq_full();
         drop(guard);
         sleep
     })
@@ -145,7 +124,7 @@ pub(crate) fn wait_for_peer(guard: StateGuard<'_>, timeo: isize) -> isize {
 /// The relay of `peer_wake` (AF_UNIX's `unix_dgram_peer_wake_relay()`): a datagram
 /// peer's queue got room; the relay unhooks itself and wakes its socket's pollers.
 /// Called under the peer's `peer_wait` lock.
-fn peer_wake_relay_wake(relay: &mut Relay<'_>, key: u32) {
+fn peer_wake_relay_wake(relay: &mut Relay<'_>, key: PollMask) {
     relay.unhook();
     // Relaying can only happen while the wait queue still exists.
     if let Some(wq) = relay.sleep_queue() {
@@ -171,7 +150,7 @@ pub(crate) fn peer_wake_disconnect_wakeup(sk: &Sock, other: &Sock) {
     peer_wake_disconnect(sk, other);
     let rcu = RcuReadGuard::new();
     if let Some(wq) = sk.wq_rcu(&rcu) {
-        wq.wake_poll(poll::WRITABLE);
+        wq.wake_poll(PollMask::WRITABLE);
     }
 }
 

@@ -13,7 +13,7 @@
 use crate::api::bindings;
 use crate::api::cred::Kuid;
 use crate::api::file::{family_sk_of_file, FdList, Fds};
-use crate::api::sock::{state, QueuedSkb, Skb, Sock, UnixSock};
+use crate::api::sock::{QueuedSkb, SkState, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
@@ -212,7 +212,7 @@ impl Sock {
     /// embryos (whose fds the listener holds until it accepts them), under the queues'
     /// locks; `_gc` is the proof that the collector's lock is held.
     pub(crate) fn scan_fds(&self, _gc: &InflightList, mut f: impl FnMut(&Fds)) {
-        let listener = self.state() == state::LISTEN;
+        let listener = self.state() == SkState::Listen;
         let q = self.rcvq_lock();
         let mut skb = q.peek(None);
         while let Some(s) = skb {
@@ -240,7 +240,7 @@ impl Sock {
     /// socket's file, so it is not garbage, and its handles of queued skbs must stay
     /// valid.
     pub(crate) fn splice_queues(&self, _gc: &InflightList, hit: &SkbList) -> bool {
-        let listener = self.state() == state::LISTEN;
+        let listener = self.state() == SkState::Listen;
         let Some(_io) = self.try_io_lock() else {
             return false;
         };

@@ -5,6 +5,7 @@
 
 use crate::api::addr::{sun_addr_from_raw, Address, SunAddr};
 use crate::api::bindings;
+use crate::api::sock::MsgFlags;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
 use kernel::error::Result;
@@ -30,15 +31,15 @@ impl Msg {
     }
 
     /// `msg_flags`: on send, the flags of the call.
-    pub(crate) fn flags(&self) -> u32 {
+    pub(crate) fn flags(&self) -> MsgFlags {
         // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_flags }
+        MsgFlags::from_raw(unsafe { (*self.0.as_ptr()).msg_flags })
     }
 
     /// Adds bits to `msg_flags` (on receive: `MSG_TRUNC`).
-    pub(crate) fn add_flags(&mut self, bits: u32) {
+    pub(crate) fn add_flags(&mut self, bits: MsgFlags) {
         // SAFETY: `self.0` is valid (type invariant).
-        unsafe { (*self.0.as_ptr()).msg_flags |= bits };
+        unsafe { (*self.0.as_ptr()).msg_flags |= bits.raw() };
     }
 
     /// `msg_namelen`: on send, the length of the destination address, if any.

@@ -14,6 +14,7 @@ use crate::api::addr::{Address, UnixAddress};
 use crate::api::bindings;
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::error::{to_result, Errno, EMSGSIZE};
+use crate::api::family::Kind;
 use crate::api::file::{FdList, Fds};
 pub(crate) use crate::api::msg::Msg;
 use crate::api::sync::{RcuReadGuard, SpinGuard};
@@ -23,7 +24,9 @@ use core::ffi::c_int;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicI64, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{
+    AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
+};
 use kernel::error::{Error, Result};
 use kernel::ffi::{c_long, c_ulong};
 use kernel::types::{ARef, AlwaysRefCounted, Opaque};
@@ -37,35 +40,93 @@ pub(crate) type WaitFunc = unsafe extern "C" fn(
     *mut core::ffi::c_void,
 ) -> c_int;
 
-/// `sk_state` values (`include/net/tcp_states.h`), as AF_UNIX uses them.
-pub(crate) mod state {
-    /// Connected (socketpair, accepted or connected socket).
-    pub(crate) const ESTABLISHED: u8 = 1;
-    /// Not connected (the initial state) or closed.
-    pub(crate) const CLOSE: u8 = 7;
-    /// Listening.
-    pub(crate) const LISTEN: u8 = 10;
+/// The values of `sk_state` AF_UNIX uses (`include/net/tcp_states.h`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SkState {
+    /// `TCP_ESTABLISHED`: a socketpair, an accepted or connected socket.
+    Established,
+    /// `TCP_CLOSE`: not connected (the initial state) or closed.
+    Close,
+    /// `TCP_LISTEN`: listening.
+    Listen,
+}
+
+impl SkState {
+    const ESTABLISHED: u8 = 1;
+    const CLOSE: u8 = 7;
+    const LISTEN: u8 = 10;
+
+    /// The state of a raw `sk_state`: only the module writes it, with these three.
+    fn from_raw(v: u8) -> SkState {
+        match v {
+            Self::ESTABLISHED => SkState::Established,
+            Self::LISTEN => SkState::Listen,
+            _ => SkState::Close,
+        }
+    }
+
+    /// The raw `sk_state` (for `/proc/net` and sock_diag).
+    pub(crate) fn raw(self) -> u8 {
+        match self {
+            SkState::Established => Self::ESTABLISHED,
+            SkState::Close => Self::CLOSE,
+            SkState::Listen => Self::LISTEN,
+        }
+    }
 }
 
 /// `sk_shutdown` bits.
-pub(crate) mod shut {
-    /// No more receptions.
-    pub(crate) const RCV: u8 = 1;
-    /// No more sends.
-    pub(crate) const SEND: u8 = 2;
-    /// Both.
-    pub(crate) const MASK: u8 = 3;
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct Shutdown(u8);
+
+impl Shutdown {
+    /// Neither side.
+    pub(crate) const NONE: Shutdown = Shutdown(0);
+    /// No more receptions (`RCV_SHUTDOWN`).
+    pub(crate) const RCV: Shutdown = Shutdown(1);
+    /// No more sends (`SEND_SHUTDOWN`).
+    pub(crate) const SEND: Shutdown = Shutdown(2);
+    /// Both (`SHUTDOWN_MASK`).
+    pub(crate) const BOTH: Shutdown = Shutdown(3);
+
+    /// The sides of `shutdown(2)`'s `how` (`SHUT_RD`, `SHUT_WR`, `SHUT_RDWR`).
+    pub(crate) fn from_how(how: i32) -> Option<Shutdown> {
+        match how {
+            0..=2 => Some(Shutdown(how as u8 + 1)),
+            _ => None,
+        }
+    }
+
+    /// Whether any side of `other` is shut down in `self`.
+    pub(crate) fn has(self, other: Shutdown) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// The raw bits (sock_diag's `UNIX_DIAG_SHUTDOWN`).
+    pub(crate) fn raw(self) -> u8 {
+        self.0
+    }
+}
+
+impl core::ops::BitOr for Shutdown {
+    type Output = Shutdown;
+    fn bitor(self, o: Shutdown) -> Shutdown {
+        Shutdown(self.0 | o.0)
+    }
+}
+
+impl core::ops::BitOrAssign for Shutdown {
+    fn bitor_assign(&mut self, o: Shutdown) {
+        self.0 |= o.0;
+    }
 }
 
 /// The bits of `UnixSock::opts`: socket options upstream AF_UNIX added after 6.12.
-pub(crate) mod opt {
+mod opt {
     /// `SO_PASSRIGHTS` (upstream 6.16): `SCM_RIGHTS` accepted.
-    pub(crate) const PASS_RIGHTS: u8 = 1;
+    pub(super) const PASS_RIGHTS: u8 = 1;
     /// `SO_INQ` (upstream 6.17): `SCM_INQ` on every successful stream receive.
-    pub(crate) const RECVMSG_INQ: u8 = 2;
-    /// Not an option: the socket is counted out of [`super::NR_SOCKS`] and
-    /// `/proc/net/protocols` ([`super::Sock::count_out`]).
-    pub(super) const COUNTED_OUT: u8 = 0x80;
+    pub(super) const RECVMSG_INQ: u8 = 2;
 }
 
 /// Live sockets of this family, embryos included (AF_UNIX's `unix_nr_socks`): raised
@@ -98,27 +159,54 @@ pub(crate) mod sock_type {
     pub(crate) const SEQPACKET: u16 = bindings::AFUNIX_SOCK_SEQPACKET as u16;
 }
 
-/// `msg_flags` bits used by the protocol.
-pub(crate) mod msg {
+/// `msg_flags` of a send or receive (`MSG_*`), the bits the protocol reads or sets.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct MsgFlags(u32);
+
+impl MsgFlags {
+    /// None.
+    pub(crate) const NONE: MsgFlags = MsgFlags(0);
     /// `MSG_OOB`.
-    pub(crate) const OOB: u32 = 1;
+    pub(crate) const OOB: MsgFlags = MsgFlags(bindings::MSG_OOB);
     /// `MSG_PEEK`.
-    pub(crate) const PEEK: u32 = 2;
+    pub(crate) const PEEK: MsgFlags = MsgFlags(bindings::MSG_PEEK);
     /// `MSG_CTRUNC`.
-    pub(crate) const CTRUNC: u32 = crate::api::bindings::AFUNIX_MSG_CTRUNC;
+    pub(crate) const CTRUNC: MsgFlags = MsgFlags(bindings::AFUNIX_MSG_CTRUNC);
     /// `MSG_TRUNC`.
-    pub(crate) const TRUNC: u32 = 0x20;
+    pub(crate) const TRUNC: MsgFlags = MsgFlags(0x20);
     /// `MSG_DONTWAIT`.
-    pub(crate) const DONTWAIT: u32 = 0x40;
+    pub(crate) const DONTWAIT: MsgFlags = MsgFlags(0x40);
     /// `MSG_WAITALL`.
-    pub(crate) const WAITALL: u32 = 0x100;
+    pub(crate) const WAITALL: MsgFlags = MsgFlags(0x100);
     /// `MSG_NOSIGNAL`.
-    pub(crate) const NOSIGNAL: u32 = 0x4000;
+    pub(crate) const NOSIGNAL: MsgFlags = MsgFlags(0x4000);
     /// `MSG_CMSG_COMPAT`: a 32-bit caller (control messages in the compat layout).
-    pub(crate) const CMSG_COMPAT: u32 = crate::api::bindings::AFUNIX_MSG_CMSG_COMPAT;
+    pub(crate) const CMSG_COMPAT: MsgFlags = MsgFlags(bindings::AFUNIX_MSG_CMSG_COMPAT);
     /// `MSG_SPLICE_PAGES`: the message's iterator holds pages to take, not copy (set
     /// only by the kernel: `splice()` and `sendfile()` into the socket).
-    pub(crate) const SPLICE_PAGES: u32 = crate::api::bindings::AFUNIX_MSG_SPLICE_PAGES;
+    pub(crate) const SPLICE_PAGES: MsgFlags = MsgFlags(bindings::AFUNIX_MSG_SPLICE_PAGES);
+
+    /// The flags of a system call.
+    pub(crate) fn from_raw(v: u32) -> MsgFlags {
+        MsgFlags(v)
+    }
+
+    /// The raw bits, for the C calls that take them.
+    pub(crate) fn raw(self) -> u32 {
+        self.0
+    }
+
+    /// Whether any bit of `other` is set.
+    pub(crate) fn has(self, other: MsgFlags) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl core::ops::BitOr for MsgFlags {
+    type Output = MsgFlags;
+    fn bitor(self, o: MsgFlags) -> MsgFlags {
+        MsgFlags(self.0 | o.0)
+    }
 }
 
 /// `sock->flags` bits that an accepted socket inherits (`include/linux/net.h`).
@@ -221,6 +309,9 @@ pub(crate) struct UnixSock {
     /// own receives). Written by `setsockopt` without a lock: a relaxed atomic, as
     /// upstream's unlocked bits.
     opts: AtomicU8,
+    /// The socket is counted out of [`NR_SOCKS`] and `/proc/net/protocols`
+    /// ([`Sock::count_out`]), once.
+    counted_out: AtomicBool,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
@@ -255,9 +346,9 @@ impl Conn {
     /// The `sk_state` of this state.
     fn tcp_state(&self) -> u8 {
         match self {
-            Conn::Unconnected => state::CLOSE,
-            Conn::Listening => state::LISTEN,
-            Conn::Connected(_) | Conn::Target => state::ESTABLISHED,
+            Conn::Unconnected => SkState::CLOSE,
+            Conn::Listening => SkState::LISTEN,
+            Conn::Connected(_) | Conn::Target => SkState::ESTABLISHED,
         }
     }
 
@@ -285,7 +376,7 @@ pub(crate) struct SkbCb {
     /// Bytes of a stream skb already read (AF_UNIX's `UNIXCB(skb).consumed`).
     pub(crate) consumed: kernel::ffi::c_uint,
     /// The skb carries an embryo to its listener, and the embryo's reference.
-    pub(crate) embryo: kernel::ffi::c_uint,
+    pub(crate) embryo: bool,
     /// The sender's credentials (AF_UNIX's `UNIXCB(skb).pid`): a reference to a pid,
     /// or NULL for an skb without credentials; put by the skb's destructor.
     pub(crate) pid: *mut bindings::pid,
@@ -305,7 +396,7 @@ pub(crate) struct SkbCb {
     /// Not 0: no coalesced write may be appended to the skb (it was queued with fds,
     /// or as the out-of-band byte: both are boundaries a read stops at). Written
     /// before the skb is queued, never after.
-    pub(crate) sealed: u32,
+    pub(crate) sealed: bool,
 }
 
 // The module's part must fit in the skb's control block.
@@ -501,6 +592,7 @@ impl Sock {
             (*u).unix.peer = ptr::null_mut();
             ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
             ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(opt::PASS_RIGHTS));
+            ptr::addr_of_mut!((*u).counted_out).write(AtomicBool::new(false));
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
             bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
             bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
@@ -648,8 +740,8 @@ impl Sock {
     /// else (a free the module does not see) in the destructor.
     fn count_out(&self) {
         // SAFETY: `self` is a socket of this family, a `UnixSock`, whose memory is valid.
-        let opts = unsafe { &(*self.unix()).opts };
-        if opts.fetch_or(opt::COUNTED_OUT, Ordering::Relaxed) & opt::COUNTED_OUT == 0 {
+        let counted_out = unsafe { &(*self.unix()).counted_out };
+        if !counted_out.swap(true, Ordering::Relaxed) {
             nr_socks_dec();
             // SAFETY: Undoes the `+1` of `Sock::alloc`/`Sock::alloc_embryo`; the
             // socket's netns lives until its memory is freed.
@@ -835,13 +927,13 @@ impl Sock {
     }
 
     /// `sk_peek_offset(sk, flags)`: where a `MSG_PEEK` starts (`SO_PEEK_OFF`), or 0.
-    pub(crate) fn peek_offset(&self, flags: u32) -> i32 {
+    pub(crate) fn peek_offset(&self, flags: MsgFlags) -> i32 {
         // As the inline: without `MSG_PEEK`, 0 (checked here: no call).
-        if flags & bindings::MSG_PEEK == 0 {
+        if !flags.has(MsgFlags::PEEK) {
             return 0;
         }
         // SAFETY: `self` is a live socket.
-        unsafe { bindings::afunix_peek_offset(self.as_ptr(), flags as c_int) }
+        unsafe { bindings::afunix_peek_offset(self.as_ptr(), flags.0 as c_int) }
     }
 
     /// `sk_peek_offset_fwd()`: a peek read `n` more bytes.
@@ -1062,7 +1154,7 @@ impl Sock {
             let got = {
                 let io = self.io_lock();
                 let mut skip = 0;
-                let got = match io.try_recv_datagram(0, &mut skip) {
+                let got = match io.try_recv_datagram(MsgFlags::NONE, &mut skip) {
                     Ok(Datagram::Taken(skb)) => Ok(skb),
                     Ok(Datagram::Peeked(_)) => return Err(kernel::error::code::EINVAL),
                     Err(e) => Err(e),
@@ -1127,27 +1219,39 @@ impl Sock {
         unsafe { ptr::addr_of!((*self.as_ptr()).sk_max_ack_backlog).read_volatile() }
     }
 
-    /// The socket type (`SOCK_STREAM`, `SOCK_DGRAM` or `SOCK_SEQPACKET`).
+    /// The socket type's number (`SOCK_STREAM`, `SOCK_DGRAM` or `SOCK_SEQPACKET`), for
+    /// hashing and reporting.
     pub(crate) fn sk_type(&self) -> u16 {
         // SAFETY: `sk_type` is set at creation and never changes.
         unsafe { (*self.as_ptr()).sk_type }
     }
 
+    /// The socket type.
+    pub(crate) fn kind(&self) -> Kind {
+        match self.sk_type() {
+            sock_type::STREAM => Kind::Stream,
+            sock_type::SEQPACKET => Kind::Seqpacket,
+            // Only these three are created (`SOCK_RAW` becomes `SOCK_DGRAM`).
+            _ => Kind::Dgram,
+        }
+    }
+
     /// Whether this is a connection-oriented socket (stream or seqpacket).
     pub(crate) fn is_connection_oriented(&self) -> bool {
-        matches!(self.sk_type(), sock_type::STREAM | sock_type::SEQPACKET)
+        self.kind() != Kind::Dgram
     }
 
     /// `READ_ONCE(sk->sk_state)`.
-    pub(crate) fn state(&self) -> u8 {
+    pub(crate) fn state(&self) -> SkState {
         // SAFETY: A volatile read of a field of a live socket (READ_ONCE).
-        unsafe { ptr::addr_of!((*self.as_ptr()).__sk_common.skc_state).read_volatile() }
+        let raw = unsafe { ptr::addr_of!((*self.as_ptr()).__sk_common.skc_state).read_volatile() };
+        SkState::from_raw(raw)
     }
 
     /// `READ_ONCE(sk->sk_shutdown)`.
-    pub(crate) fn shutdown(&self) -> u8 {
+    pub(crate) fn shutdown(&self) -> Shutdown {
         // SAFETY: A volatile read of a field of a live socket (READ_ONCE).
-        unsafe { ptr::addr_of!((*self.as_ptr()).sk_shutdown).read_volatile() }
+        Shutdown(unsafe { ptr::addr_of!((*self.as_ptr()).sk_shutdown).read_volatile() })
     }
 
     /// `READ_ONCE(sk->sk_err)`.
@@ -1286,7 +1390,7 @@ impl Sock {
         if fds != 0 {
             self.nr_fds().fetch_add(fds, Ordering::Relaxed);
             // SAFETY: We own the skb, not queued yet: no one else reads its `cb`.
-            unsafe { (*skb.view().cb()).sealed = 1 };
+            unsafe { (*skb.view().cb()).sealed = true };
         }
         let q = self.rcvq_lock();
         // SAFETY: The queue's lock is held; the queue takes over the skb.
@@ -1372,7 +1476,7 @@ impl Sock {
     /// The fds queued on this socket and not received yet (`scm_fds:` of fdinfo); for
     /// a listener, those queued on its embryos (`unix_count_nr_fds()`).
     pub(crate) fn queued_fds(&self) -> u32 {
-        if self.state() != state::LISTEN {
+        if self.state() != SkState::Listen {
             return self.nr_fds().load(Ordering::Relaxed);
         }
         let q = self.rcvq_lock();
@@ -1603,7 +1707,7 @@ impl<'a> SpaceSock<'a> {
     }
 
     /// `READ_ONCE(sk->sk_state)`.
-    pub(crate) fn state(&self) -> u8 {
+    pub(crate) fn state(&self) -> SkState {
         self.0.state()
     }
 
@@ -1746,10 +1850,10 @@ impl StateGuard<'_> {
     }
 
     /// `WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | bits)`.
-    pub(crate) fn add_shutdown(&mut self, bits: u8) {
+    pub(crate) fn add_shutdown(&mut self, bits: Shutdown) {
         let s = self.sk.shutdown() | bits;
         // SAFETY: A volatile write under the state lock (WRITE_ONCE).
-        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_shutdown).write_volatile(s) };
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_shutdown).write_volatile(s.0) };
     }
 
     /// `WRITE_ONCE(sk->sk_err, err)`.
@@ -1773,7 +1877,7 @@ impl StateGuard<'_> {
     /// queue, marked in the skb, until `accept` or the listener's release takes it.
     pub(crate) fn queue_embryo(&mut self, skb: Skb, embryo: ConnectedEmbryo) {
         // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`).
-        unsafe { (*skb.view().cb()).embryo = 1 };
+        unsafe { (*skb.view().cb()).embryo = true };
         core::mem::forget(embryo.0);
         self.sk.queue_tail(skb);
     }
@@ -1786,7 +1890,7 @@ impl StateGuard<'_> {
         }
         // SAFETY: We own the skb, not queued yet: no one else reads its `cb`. An
         // out-of-band byte stays a boundary after it is read (`manage_oob()`).
-        unsafe { (*skb.view().cb()).sealed = 1 };
+        unsafe { (*skb.view().cb()).sealed = true };
         let q = self.sk.rcvq_lock();
         let p = skb.into_raw();
         self.sk.oob_slot().store(p, Ordering::Relaxed);
@@ -1836,8 +1940,8 @@ impl StateGuard<'_> {
             }
             let view = SkbView::from_raw(p);
             if bindings::afunix_skb_sock(p) != from.as_ptr()
-                || (*view.cb()).sealed != 0
-                || (*view.cb()).embryo != 0
+                || (*view.cb()).sealed
+                || (*view.cb()).embryo
                 || (*p).data_len != 0
                 || bindings::afunix_skb_cloned(p) != 0
                 || bindings::afunix_skb_tailroom(p) < n
@@ -1959,7 +2063,7 @@ impl IoGuard<'_> {
     /// is nothing) and the last skb seen, for [`Skb::wait_for_more`].
     pub(crate) fn try_recv_datagram(
         &self,
-        flags: u32,
+        flags: MsgFlags,
         skip: &mut i32,
     ) -> core::result::Result<Datagram<'_>, (Error, QueueMark)> {
         let sk = self.sk.as_ptr();
@@ -1971,7 +2075,7 @@ impl IoGuard<'_> {
             bindings::__skb_try_recv_datagram(
                 sk,
                 bindings::afunix_rcvq(sk),
-                flags,
+                flags.0,
                 skip,
                 &mut err,
                 &mut last,
@@ -1980,7 +2084,9 @@ impl IoGuard<'_> {
         match NonNull::new(skb) {
             // SAFETY: Without `MSG_PEEK` the skb was unlinked and is ours; with it, it
             // stays queued and we hold a reference of our own (`skb_get`).
-            Some(skb) if flags & msg::PEEK == 0 => Ok(Datagram::Taken(unsafe { Skb::from_raw(skb) })),
+            Some(skb) if !flags.has(MsgFlags::PEEK) => {
+                Ok(Datagram::Taken(unsafe { Skb::from_raw(skb) }))
+            }
             // INVARIANT: A reference of ours to an skb that stays queued.
             Some(skb) => Ok(Datagram::Peeked(PeekedSkb {
                 skb,
@@ -2006,7 +2112,9 @@ impl IoGuard<'_> {
             {
                 let _q = sk.rcvq_lock();
                 // SAFETY: The queue's lock is held; `list` is private to this call.
-                unsafe { bindings::afunix_skb_queue_splice_tail_init(sk.rcvq_ptr(), list.as_ptr()) };
+                unsafe {
+                    bindings::afunix_skb_queue_splice_tail_init(sk.rcvq_ptr(), list.as_ptr())
+                };
             }
             drop(self);
             list.free(on_embryo);
@@ -2590,13 +2698,13 @@ impl Skb {
         let cb = self.view().cb();
         // SAFETY: We own the skb; `cb` is the module's.
         unsafe {
-            if (*cb).embryo == 0 {
+            if !(*cb).embryo {
                 return None;
             }
             // SAFETY: A carrier skb is charged to its embryo (`skb->sk`, never NULL
             // for one), and `queue_embryo` moved a reference to it into the skb.
             let sk = NonNull::new(bindings::afunix_skb_sock(self.0.as_ptr()))?;
-            (*cb).embryo = 0;
+            (*cb).embryo = false;
             Some(ARef::from_raw(sk.cast()))
         }
     }
@@ -3089,7 +3197,7 @@ impl SkbView {
         // SAFETY: `cb` is the module's. A carrier holds a reference to its embryo,
         // which is `skb->sk` (see `Skb::take_embryo`), for as long as it is queued.
         unsafe {
-            if (*self.cb()).embryo == 0 {
+            if !(*self.cb()).embryo {
                 return None;
             }
             let sk = bindings::afunix_skb_sock(self.as_ptr());

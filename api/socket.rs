@@ -14,7 +14,8 @@ use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
 use crate::api::cmsg::SOL_SOCKET;
 use crate::api::error::to_result;
-use crate::api::sock::{Msg, NewSocket, Pipe, Sock, Socket};
+use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket};
+use crate::api::wait::PollMask;
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
 use core::ptr;
@@ -53,7 +54,7 @@ pub(crate) trait SocketOps {
     fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>>;
     /// `poll()`: the mask, after the caller is queued on the socket; `requested` is the
     /// events the poller asks for.
-    fn poll(sk: &Sock, requested: u32) -> u32;
+    fn poll(sk: &Sock, requested: PollMask) -> PollMask;
     /// `ioctl()`: `None` for a command the socket core should try elsewhere
     /// (`ENOIOCTLCMD`).
     fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>>;
@@ -67,7 +68,13 @@ pub(crate) trait SocketOps {
     fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize>;
     /// `recvmsg()`: returns the bytes received (or the datagram's length with
     /// `MSG_TRUNC`).
-    fn recvmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: u32) -> Result<usize>;
+    fn recvmsg(
+        sock: &Socket,
+        sk: &Sock,
+        msg: &mut Msg,
+        len: usize,
+        flags: MsgFlags,
+    ) -> Result<usize>;
     /// `splice_read()`: `nonblock` from `O_NONBLOCK` or `SPLICE_F_NONBLOCK`,
     /// `has_offset` when the caller passed a non-zero offset.
     fn splice_read(
@@ -206,7 +213,8 @@ impl<T: SocketOps> Adapter<T> {
         let requested = unsafe { bindings::afunix_poll_requested(wait) };
         // SAFETY: The core passes a live socket of this family.
         let sock = unsafe { Socket::from_raw(sock) };
-        sock.sk().map_or(0, |sk| T::poll(sk, requested))
+        sock.sk()
+            .map_or(0, |sk| T::poll(sk, PollMask::from_raw(requested)).raw())
     }
 
     /// # Safety
@@ -396,7 +404,13 @@ impl<T: SocketOps> Adapter<T> {
             // SAFETY: The core passes a live socket of this family and the call's
             // message header, valid for the call.
             let (sock, mut msg) = unsafe { (Socket::from_raw(sock), Msg::from_raw(msg)?) };
-            count(T::recvmsg(sock, sk_of(sock)?, &mut msg, len, flags as u32)?)
+            count(T::recvmsg(
+                sock,
+                sk_of(sock)?,
+                &mut msg,
+                len,
+                MsgFlags::from_raw(flags as u32),
+            )?)
         })
     }
 
@@ -423,7 +437,8 @@ impl<T: SocketOps> Adapter<T> {
                 Pipe::from_raw(pipe, flags),
             )
         };
-        let r = sk_of(sock).and_then(|sk| T::splice_read(sock, sk, &pipe, len, nonblock, has_offset));
+        let r =
+            sk_of(sock).and_then(|sk| T::splice_read(sock, sk, &pipe, len, nonblock, has_offset));
         match r {
             Ok(n) => n as isize,
             Err(e) => e.to_errno() as isize,

@@ -21,6 +21,63 @@ use kernel::types::Opaque;
 /// `TASK_INTERRUPTIBLE`: every sleep and wakeup of the module is interruptible.
 const TASK_INTERRUPTIBLE: u32 = 0x0001;
 
+/// Poll bits (`__poll_t`): what `poll()` reports, and the keys of keyed wakeups.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct PollMask(u32);
+
+impl PollMask {
+    /// None (an unkeyed wakeup wakes every entry).
+    pub(crate) const NONE: PollMask = PollMask(0);
+    /// `EPOLLIN`.
+    pub(crate) const IN: PollMask = PollMask(0x0001);
+    /// `EPOLLPRI`: out-of-band data.
+    pub(crate) const PRI: PollMask = PollMask(0x0002);
+    /// `EPOLLOUT`.
+    const OUT: PollMask = PollMask(0x0004);
+    /// `EPOLLERR`.
+    pub(crate) const ERR: PollMask = PollMask(0x0008);
+    /// `EPOLLHUP`.
+    pub(crate) const HUP: PollMask = PollMask(0x0010);
+    /// `EPOLLRDNORM`.
+    pub(crate) const RDNORM: PollMask = PollMask(0x0040);
+    /// `EPOLLWRNORM`.
+    const WRNORM: PollMask = PollMask(0x0100);
+    /// `EPOLLWRBAND`.
+    const WRBAND: PollMask = PollMask(0x0200);
+    /// `EPOLLRDHUP`.
+    pub(crate) const RDHUP: PollMask = PollMask(0x2000);
+    /// Writable: the key of every write-space wakeup.
+    pub(crate) const WRITABLE: PollMask = PollMask(Self::OUT.0 | Self::WRNORM.0 | Self::WRBAND.0);
+
+    /// The bits of a `__poll_t`.
+    pub(crate) fn from_raw(v: u32) -> PollMask {
+        PollMask(v)
+    }
+
+    /// The raw bits.
+    pub(crate) fn raw(self) -> u32 {
+        self.0
+    }
+
+    /// Whether any bit of `other` is set.
+    pub(crate) fn has(self, other: PollMask) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl core::ops::BitOr for PollMask {
+    type Output = PollMask;
+    fn bitor(self, o: PollMask) -> PollMask {
+        PollMask(self.0 | o.0)
+    }
+}
+
+impl core::ops::BitOrAssign for PollMask {
+    fn bitor_assign(&mut self, o: PollMask) {
+        self.0 |= o.0;
+    }
+}
+
 /// A `wait_queue_head_t`.
 ///
 /// # Invariants
@@ -58,9 +115,9 @@ impl WaitQueueHead {
     /// `wake_up_interruptible_sync_poll(wq, key)`: wakes the entries that wait for one
     /// of the `key` poll bits (0: every entry), with the sync hint.
     #[inline]
-    pub(crate) fn wake_sync_key(&self, key: u32) {
+    pub(crate) fn wake_sync_key(&self, key: PollMask) {
         // CAST: `poll_to_key()`: the key is passed as a pointer-sized integer.
-        let key = key as usize as *mut c_void;
+        let key = key.0 as usize as *mut c_void;
         // SAFETY: An initialised, live wait queue (type invariant).
         unsafe { bindings::__wake_up_sync_key(self.as_ptr(), TASK_INTERRUPTIBLE, key) };
     }
@@ -68,9 +125,9 @@ impl WaitQueueHead {
     /// `wake_up_interruptible_poll(wq, key)`: as [`WaitQueueHead::wake_sync_key`],
     /// without the sync hint.
     #[inline]
-    pub(crate) fn wake_poll(&self, key: u32) {
+    pub(crate) fn wake_poll(&self, key: PollMask) {
         // CAST: `poll_to_key()`: the key is passed as a pointer-sized integer.
-        let key = key as usize as *mut c_void;
+        let key = key.0 as usize as *mut c_void;
         // SAFETY: An initialised, live wait queue (type invariant).
         unsafe { bindings::__wake_up(self.as_ptr(), TASK_INTERRUPTIBLE, 1, key) };
     }
@@ -305,7 +362,7 @@ pub(crate) use crate::api::sock::WaitFunc;
 pub(crate) trait PeerWake {
     /// The `peer_wait` that `relay`'s entry is hooked on is woken with `key` (poll
     /// bits, 0 for all); called under that queue's lock.
-    fn relay(relay: &mut Relay<'_>, key: u32);
+    fn relay(relay: &mut Relay<'_>, key: PollMask);
 }
 
 /// A socket's `peer_wake` entry, called by the wakeup of the `peer_wait` it is hooked
@@ -383,7 +440,7 @@ impl<T: PeerWake> RelayAdapter<T> {
             _not_send: PhantomData,
         };
         // CAST: `key_to_poll()`: the key is a pointer-sized integer of `__poll_t` bits.
-        T::relay(&mut relay, key as usize as u32);
+        T::relay(&mut relay, PollMask(key as usize as u32));
         0
     }
 }
