@@ -18,7 +18,9 @@
 #![deny(unsafe_code)]
 
 use crate::api::addr::{Address, UniqueAddress};
-use crate::api::sock::{autobind_bits, cond_resched, random_u32, Sock};
+use crate::api::param::autobind_bits;
+use crate::api::sock::Sock;
+use crate::api::task::{cond_resched, random_u32};
 use crate::hash::{Bucket, AUTOBIND_BITS};
 use kernel::error::{code::ENOSPC, Result};
 

@@ -17,11 +17,11 @@ use crate::api::family::Kind;
 use crate::api::lsm;
 use crate::api::sock::{self, Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::api::sock::{
-    intr_errno, send_sigpipe, skb_limits, sock_type, wake_async, Conn, ConnectedEmbryo, Datagram,
-    Embryo, Msg, MsgFlags, NewSocket, Shutdown, SkState, Skb, SkbDestructor, SkbView, Sock, Socket,
-    StateGuard,
+    skb_limits, sock_type, wake_async, Conn, ConnectedEmbryo, Datagram, Embryo, Msg, MsgFlags,
+    NewSocket, Shutdown, SkState, Skb, SkbDestructor, SkbView, Sock, Socket, StateGuard,
 };
 use crate::api::socket::{IoctlAnswer, SockOpt};
+use crate::api::task::{intr_errno, send_sigpipe, signal_pending};
 use crate::api::wait::PollMask;
 use crate::cmsg::{self, RecvCreds};
 use crate::gc;
@@ -75,7 +75,7 @@ pub(crate) fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
 /// last reference goes, as AF_UNIX's `unix_nr_socks` in its destructor.
 pub(crate) fn account_new_socket() -> Result {
     let n = sock::nr_socks_inc();
-    if n as u64 > 2 * sock::max_files() {
+    if n as u64 > 2 * crate::api::file::max_files() {
         sock::nr_socks_dec();
         return Err(ENFILE);
     }
@@ -322,7 +322,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
                 break EAGAIN;
             }
             timeo = wakeup::wait_for_peer(og, timeo);
-            if crate::api::sock::signal_pending() {
+            if signal_pending() {
                 break intr_errno(timeo);
             }
             continue;
@@ -593,7 +593,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
                 continue;
             }
             timeo = wakeup::wait_for_peer(g, timeo);
-            if crate::api::sock::signal_pending() {
+            if signal_pending() {
                 return Err(intr_errno(timeo));
             }
             other = Some(o);
@@ -1093,7 +1093,7 @@ fn stream_read(
                             || sk.shutdown().has(Shutdown::RCV)
                     })
                 });
-                if crate::api::sock::signal_pending() {
+                if signal_pending() {
                     err = Some(intr_errno(timeo));
                     interrupted = true;
                     break 'redo;

@@ -12,10 +12,10 @@
 
 #![deny(unsafe_code)]
 
-use crate::api::sock::{
-    wake_async, wakeup_unkeyed, Shutdown, SkState, Sock, Socket, SpaceSock, StateGuard,
-};
+use crate::api::param::wakeup_unkeyed;
+use crate::api::sock::{wake_async, Shutdown, SkState, Sock, Socket, SpaceSock, StateGuard};
 use crate::api::sync::RcuReadGuard;
+use crate::api::task::signal_pending;
 use crate::api::wait::{PeerWake, PollMask, Relay};
 
 /// The `peer_wake` relay of the sockets of this family.
@@ -100,7 +100,7 @@ pub(crate) fn wait_on_sk(
             }
             sk.set_waitdata(false);
         }
-        let stop = done() || crate::api::sock::signal_pending() || timeo == 0;
+        let stop = done() || signal_pending() || timeo == 0;
         if !stop {
             sk.set_waitdata(true);
             slept = true;

@@ -370,3 +370,9 @@ pub(super) unsafe fn family_sk_of_file(file: *mut bindings::file) -> *mut bindin
         sk
     }
 }
+
+/// `get_max_files()`.
+pub(crate) fn max_files() -> u64 {
+    // SAFETY: Reads a global; no requirements.
+    unsafe { bindings::get_max_files() as u64 }
+}

@@ -22,8 +22,9 @@
 //! never inlined, for kprobes (`bpftrace`, `funclatency`).
 
 use crate::api::bindings;
-use crate::api::sock::{cond_resched, Sock};
+use crate::api::sock::Sock;
 use crate::api::sync::{Guard, RcuReadGuard, SpinLock};
+use crate::api::task::cond_resched;
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, Ordering};

@@ -31,6 +31,7 @@ pub(crate) mod sock_diag;
 pub(crate) mod socket;
 pub(crate) mod sync;
 pub(crate) mod sysctl;
+pub(crate) mod task;
 pub(crate) mod vfs;
 pub(crate) mod wait;
 pub(crate) mod workqueue;

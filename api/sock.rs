@@ -3031,12 +3031,6 @@ impl Pipe {
     }
 }
 
-/// `get_max_files()`.
-pub(crate) fn max_files() -> u64 {
-    // SAFETY: Reads a global; no requirements.
-    unsafe { bindings::get_max_files() as u64 }
-}
-
 /// `test_bit(nr, addr)`: one bit of a bitmap, read once (as the inline does, without a
 /// call into C), racing with writers as the C reader does.
 ///
@@ -3049,24 +3043,6 @@ unsafe fn test_bit(nr: u32, addr: *const c_ulong) -> bool {
     // and alignment of `usize` in the kernel's ABIs.
     let word = unsafe { AtomicUsize::from_ptr(addr.add((nr / bits) as usize).cast_mut().cast()) };
     (word.load(Ordering::Relaxed) >> (nr % bits)) & 1 != 0
-}
-
-/// Whether the current task has a signal pending.
-pub(crate) fn signal_pending() -> bool {
-    // SAFETY: No requirements.
-    unsafe { bindings::afunix_signal_pending() }
-}
-
-/// Sends `SIGPIPE` to the current task.
-pub(crate) fn send_sigpipe() {
-    // SAFETY: No requirements.
-    unsafe { bindings::afunix_sigpipe() };
-}
-
-/// `sock_intr_errno(timeo)`: the errno of a wait cut short by a signal.
-pub(crate) fn intr_errno(timeo: isize) -> Error {
-    // SAFETY: No requirements.
-    Error::from_errno(unsafe { bindings::afunix_intr_errno(timeo) })
 }
 
 /// AF_UNIX's `UNIX_SKB_FRAGS_SZ` (`PAGE_SIZE << get_order(32768)`): the paged part of
@@ -3113,38 +3089,6 @@ pub(crate) fn flush_work<T>(work: &kernel::workqueue::Work<T>) {
     // SAFETY: `work` is an initialised work item, alive while borrowed; process
     // context without locks (a sender before it queues).
     unsafe { kernel::bindings::flush_work(kernel::workqueue::Work::raw_get(work)) };
-}
-
-/// `cond_resched()`.
-pub(crate) fn cond_resched() {
-    // SAFETY: Process context, no spinlock held (callers).
-    unsafe { bindings::afunix_cond_resched() };
-}
-
-/// The debug parameter `wakeup_unkeyed`: write-space wakeups without a key.
-pub(crate) fn wakeup_unkeyed() -> bool {
-    // SAFETY: A bool module parameter, writable through sysfs: a racy read gives the
-    // old or the new value.
-    unsafe { ptr::addr_of!(bindings::afunix_wakeup_unkeyed).read_volatile() }
-}
-
-/// Writes an int to a user pointer of an ioctl (`put_user`).
-pub(crate) fn put_user_int(arg: usize, val: i32) -> Result {
-    // SAFETY: `put_user` checks the user address; `arg` is the ioctl's argument.
-    to_result(unsafe { bindings::afunix_put_int(arg as _, val) })
-}
-
-/// The debug parameter `autobind_bits` (unchecked).
-pub(crate) fn autobind_bits() -> i32 {
-    // SAFETY: A plain int module parameter, writable through sysfs: a racy read gives
-    // the old or the new value.
-    unsafe { ptr::addr_of!(bindings::afunix_autobind_bits).read_volatile() }
-}
-
-/// `get_random_u32()`.
-pub(crate) fn random_u32() -> u32 {
-    // SAFETY: No requirements.
-    unsafe { bindings::get_random_u32() }
 }
 
 /// `SCM_RIGHTS` on skbs (the collector's list of sockets in flight, and its walk of

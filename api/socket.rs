@@ -304,7 +304,7 @@ impl<T: SocketOps> Adapter<T> {
                     -(bindings::AFUNIX_ENOIOCTLCMD as i32),
                 )),
                 Some(Ok(IoctlAnswer::Int(v))) => {
-                    crate::api::sock::put_user_int(arg, v)?;
+                    put_user_int(arg, v)?;
                     Ok(0)
                 }
                 Some(Ok(IoctlAnswer::Value(v))) => Ok(v),
@@ -517,4 +517,10 @@ pub(crate) fn proto_ops<T: SocketOps>(
         },
         ..Default::default()
     }
+}
+
+/// Writes an int to a user pointer of an ioctl (`put_user`).
+pub(crate) fn put_user_int(arg: usize, val: i32) -> Result {
+    // SAFETY: `put_user` checks the user address; `arg` is the ioctl's argument.
+    to_result(unsafe { bindings::afunix_put_int(arg as _, val) })
 }
