@@ -27,6 +27,7 @@ use crate::cmsg::{self, RecvCreds};
 use crate::gc;
 use crate::names;
 use crate::oob;
+use crate::opts::SockOpts;
 use crate::wakeup;
 use kernel::error::{code::*, Error, Result};
 use kernel::types::ARef;
@@ -91,6 +92,7 @@ pub(crate) fn unaccount_socket() {
 /// (AF_UNIX's sysctl `net.unix.max_dgram_qlen`, as `unix_create1()` reads it), and into
 /// its netns table, unbound.
 pub(crate) fn init_new(sk: &Sock) {
+    sk.init_opts();
     sk.init_max_ack_backlog(sk.net().unix_max_dgram_qlen());
     names::insert_unbound(sk);
 }

@@ -26,6 +26,7 @@ mod names;
 mod netns;
 mod oob;
 mod ops;
+mod opts;
 mod proc;
 mod proto;
 mod resize;

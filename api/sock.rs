@@ -121,14 +121,6 @@ impl core::ops::BitOrAssign for Shutdown {
     }
 }
 
-/// The bits of `UnixSock::opts`: socket options upstream AF_UNIX added after 6.12.
-mod opt {
-    /// `SO_PASSRIGHTS` (upstream 6.16): `SCM_RIGHTS` accepted.
-    pub(super) const PASS_RIGHTS: u8 = 1;
-    /// `SO_INQ` (upstream 6.17): `SCM_INQ` on every successful stream receive.
-    pub(super) const RECVMSG_INQ: u8 = 2;
-}
-
 /// Live sockets of this family, embryos included (AF_UNIX's `unix_nr_socks`): raised
 /// by [`nr_socks_inc`] before one is allocated, lowered by [`nr_socks_dec`] when that
 /// allocation fails, and when a socket's last reference goes
@@ -303,11 +295,8 @@ pub(crate) struct UnixSock {
     pub(crate) key: kernel::ffi::c_uint,
     /// The socket's index among the candidates of the collector's current run.
     pub(crate) gc_index: kernel::ffi::c_uint,
-    /// The options upstream added after 6.12, bits of [`opt`]: `SO_PASSRIGHTS` (6.16's
-    /// `sk_scm_rights`: the socket accepts `SCM_RIGHTS`; read by senders under the
-    /// receiver's state lock) and `SO_INQ` (6.17's `recvmsg_inq`; read by the socket's
-    /// own receives). Written by `setsockopt` without a lock: a relaxed atomic, as
-    /// upstream's unlocked bits.
+    /// Option bits the protocol keeps (`crate::opts`), zero at creation. Written by
+    /// `setsockopt` without a lock: a relaxed atomic, as upstream's unlocked bits.
     opts: AtomicU8,
     /// The socket is counted out of [`NR_SOCKS`] and `/proc/net/protocols`
     /// ([`Sock::count_out`]), once.
@@ -591,7 +580,7 @@ impl Sock {
             bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).unix.lock));
             (*u).unix.peer = ptr::null_mut();
             ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
-            ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(opt::PASS_RIGHTS));
+            ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(0));
             ptr::addr_of_mut!((*u).counted_out).write(AtomicBool::new(false));
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
             bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
@@ -1289,41 +1278,11 @@ impl Sock {
         self.sock_flag(bindings::AFUNIX_SOCK_DEAD)
     }
 
-    /// Whether the option bit `bit` ([`opt`]) is set.
-    fn opt(&self, bit: u8) -> bool {
-        // SAFETY: `self` is a live socket of this family, a `UnixSock`.
-        unsafe { (*self.unix()).opts.load(Ordering::Relaxed) & bit != 0 }
-    }
-
-    /// Sets or clears the option bit `bit` ([`opt`]).
-    fn set_opt(&self, bit: u8, on: bool) {
-        // SAFETY: As in `opt`.
-        let opts = unsafe { &(*self.unix()).opts };
-        if on {
-            opts.fetch_or(bit, Ordering::Relaxed);
-        } else {
-            opts.fetch_and(!bit, Ordering::Relaxed);
-        }
-    }
-
-    /// Whether the socket accepts `SCM_RIGHTS` (`SO_PASSRIGHTS`, on by default).
-    pub(crate) fn pass_rights(&self) -> bool {
-        self.opt(opt::PASS_RIGHTS)
-    }
-
-    /// Sets `SO_PASSRIGHTS`.
-    pub(crate) fn set_pass_rights(&self, on: bool) {
-        self.set_opt(opt::PASS_RIGHTS, on);
-    }
-
-    /// Whether each receive reports the bytes left (`SO_INQ`, off by default).
-    pub(crate) fn recvmsg_inq(&self) -> bool {
-        self.opt(opt::RECVMSG_INQ)
-    }
-
-    /// Sets `SO_INQ`.
-    pub(crate) fn set_recvmsg_inq(&self, on: bool) {
-        self.set_opt(opt::RECVMSG_INQ, on);
+    /// The byte of option bits the protocol keeps in the socket (zero at creation).
+    pub(crate) fn proto_opts(&self) -> &AtomicU8 {
+        // SAFETY: `self` is a live socket of this family, a `UnixSock`; the field is
+        // only accessed atomically.
+        unsafe { &(*self.unix()).opts }
     }
 
     /// `sock_flag(sk, SOCK_RCVTSTAMP)`: `SO_TIMESTAMP` (or `SO_TIMESTAMPNS`) is set.
