@@ -131,6 +131,7 @@ extern int afunix_autobind_bits;
 extern bool afunix_wakeup_unkeyed;
 
 void afunix_init_state_lock(spinlock_t *state_lock);
+void afunix_init_rcvq_lock(struct sock *sk);
 void afunix_init_iolock(struct mutex *iolock);
 void afunix_init_bindlock(struct mutex *bindlock);
 void afunix_init_peer_wait(struct wait_queue_head *peer_wait);

@@ -20,12 +20,69 @@
 #include "afunix_bindings.h"
 
 /*
+ * Lockdep's word on the two locks of one class a task may hold at once (api/mod.rs, "Lock
+ * order"), as AF_UNIX's since 6.10: both taken without a subclass, these say which first.
+ */
+#ifdef CONFIG_PROVE_LOCKING
+#define afunix_cmp_ptr(l, r)	(((l) > (r)) - ((l) < (r)))
+
+static int afunix_state_lock_cmp_fn(const struct lockdep_map *_a, const struct lockdep_map *_b)
+{
+	const struct unix_sock *a = container_of(_a, struct unix_sock, lock.dep_map);
+	const struct unix_sock *b = container_of(_b, struct unix_sock, lock.dep_map);
+
+	/* Connect: the listener's, then the client's, which may connect or listen meanwhile. */
+	if (READ_ONCE(a->sk.sk_state) == TCP_LISTEN) {
+		switch (READ_ONCE(b->sk.sk_state)) {
+		case TCP_CLOSE:
+		case TCP_ESTABLISHED:
+		case TCP_LISTEN:
+			return -1;
+		default:
+			return 0;
+		}
+	}
+	/* Never the other way round. */
+	if (READ_ONCE(b->sk.sk_state) == TCP_LISTEN)
+		return 1;
+	/* Sock::lock_pair(): ascending address. */
+	return afunix_cmp_ptr(a, b);
+}
+
+/* The collector: a listener's queue, then one of its embryos' (whose listener it is). */
+static int afunix_rcvq_lock_cmp_fn(const struct lockdep_map *_a, const struct lockdep_map *_b)
+{
+	const struct sock *a = container_of(_a, struct sock, sk_receive_queue.lock.dep_map);
+	const struct sock *b = container_of(_b, struct sock, sk_receive_queue.lock.dep_map);
+
+	if (READ_ONCE(a->sk_state) == TCP_LISTEN && READ_ONCE(unix_sk(b)->listener) == a)
+		return -1;
+	if (READ_ONCE(b->sk_state) == TCP_LISTEN && READ_ONCE(unix_sk(a)->listener) == b)
+		return 1;
+	return 0;
+}
+#endif
+
+/*
  * The initialisers of a new socket's locks and wait queue: one lockdep class each, named
  * after the parameter.
  */
 void afunix_init_state_lock(spinlock_t *state_lock)
 {
 	spin_lock_init(state_lock);
+	lock_set_cmp_fn(state_lock, afunix_state_lock_cmp_fn, NULL);
+}
+
+/*
+ * The receive queue's lock, after sock_init_data(): a class of the module's own, as the
+ * core's (one per family number) would keep the order function past an unload.
+ */
+void afunix_init_rcvq_lock(struct sock *sk)
+{
+	static struct lock_class_key rcvq_key;
+
+	lockdep_set_class_and_name(&sk->sk_receive_queue.lock, &rcvq_key, "rlock-rust_afunix");
+	lock_set_cmp_fn(&sk->sk_receive_queue.lock, afunix_rcvq_lock_cmp_fn, NULL);
 }
 
 void afunix_init_iolock(struct mutex *iolock)

@@ -202,7 +202,7 @@ fn fit<T: Copy>(v: &mut KVVec<T>, n: usize) -> Result {
 
 /// The collector: its lock and state, and its work item.
 ///
-/// Lock order: `scratch` (a mutex, only in the work item) before `state`.
+/// `scratch` and `state` in the lock order: see [`crate::api`], "Lock order".
 #[pin_data]
 pub(crate) struct Gc {
     #[pin]

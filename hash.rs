@@ -150,11 +150,7 @@ pub(crate) struct NameHash(u32);
 /// it is linked: the name hash (abstract half, linked by `sk_node`) or the inode key
 /// ([`hsiphash::inode_key`]; the global table, by `sk_bind_node`).
 ///
-/// Lock order: an abstract stripe lock may be taken inside the bucket lock of the lower
-/// half of a netns table ([`TableRef::lock2`]: ascending, one class); `/proc` takes a
-/// socket's state lock inside it, and a link or unlink the workqueue's lock (queueing a
-/// resize). A pathname stripe lock is taken inside the socket's bind lock (a mutex) or
-/// with no lock held, and nothing is taken inside it.
+/// Its stripe locks in the lock order: see [`crate::api`], "Lock order".
 #[pin_data]
 pub(crate) struct Striped {
     /// The stripes and their chains.

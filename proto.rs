@@ -330,7 +330,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
             continue;
         }
         // Self-connect and simultaneous connect are excluded by refusing a
-        // connecting socket that listens (no lock order inversion).
+        // connecting socket that listens (see [`crate::api`], "Lock order").
         if let Some(e) = not_connectable(sk) {
             break e;
         }

@@ -278,8 +278,10 @@ pub(crate) mod wake_async {
 ///   queue, or NULL: set and cleared under the state lock and the queue lock, compared
 ///   atomically (poll).
 ///
-/// `listener` and `vertex` (AF_UNIX's collector, which never sees this family's sockets)
-/// stay NULL. (The module's fields after `unix` fill the 64 bytes that `UnixSock` may
+/// `listener` is an embryo's listener while the embryo is on its queue, else NULL, as
+/// AF_UNIX sets it: read only by lockdep's order of two queue locks (see [`crate::api`],
+/// "Lock order"). `vertex` (AF_UNIX's collector, which never sees this family's sockets)
+/// stays NULL. (The module's fields after `unix` fill the 64 bytes that `UnixSock` may
 /// add to AF_UNIX's slab object.)
 #[repr(C)]
 pub(crate) struct UnixSock {
@@ -564,9 +566,9 @@ impl Sock {
     ///
     /// # Safety
     ///
-    /// `sk` is the first field of a `UnixSock` just allocated by `sk_alloc`,
-    /// not yet visible to anyone else; `relay` is a wake function for its `peer_wake`
-    /// ([`crate::api::wait::RelayAdapter`]).
+    /// `sk` is the first field of a `UnixSock` just allocated by `sk_alloc` and
+    /// initialised by `sock_init_data`, not yet visible to anyone else; `relay` is a wake
+    /// function for its `peer_wake` ([`crate::api::wait::RelayAdapter`]).
     unsafe fn init_unix(sk: *mut bindings::sock, relay: Option<WaitFunc>) {
         // CAST: `sk` is the first field of a `UnixSock` (safety requirements).
         let u = sk.cast::<UnixSock>();
@@ -578,6 +580,7 @@ impl Sock {
             // tables under RCU (`hash.rs`).
             bindings::afunix_sock_set_rcu_free(sk);
             bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).unix.lock));
+            bindings::afunix_init_rcvq_lock(sk);
             (*u).unix.peer = ptr::null_mut();
             ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
             ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(0));
@@ -966,8 +969,8 @@ impl Sock {
     /// Takes the lock of the receive queue.
     pub(super) fn rcvq_lock(&self) -> RcvqGuard<'_> {
         // SAFETY: The lock of the receive queue of a live socket, initialised by
-        // `sock_init_data`. Only an embryo's queue lock is taken under it (by the
-        // collector, `rcvq_lock_embryo`), and that one nested.
+        // `sock_init_data` (its class set by `init_unix`); callers keep the lock order
+        // ([`crate::api`], "Lock order").
         let _lock = unsafe { SpinGuard::lock(self.queue_spinlock()) };
         RcvqGuard { sk: self, _lock }
     }
@@ -1094,7 +1097,7 @@ impl Sock {
     /// Takes `sk_peer_lock`, which guards the credentials.
     fn peer_lock(&self) -> SpinGuard {
         // SAFETY: `sk_peer_lock` of a live socket, initialised by `sock_init_data`; no
-        // spinlock is taken under it.
+        // lock is taken under it ([`crate::api`], "Lock order").
         unsafe { SpinGuard::lock(ptr::addr_of_mut!((*self.as_ptr()).sk_peer_lock)) }
     }
 
@@ -1551,12 +1554,12 @@ impl Sock {
         StateGuard { sk: self }
     }
 
-    /// Takes the state lock as the second of two, the first being `_first`'s.
+    /// Takes the state lock as the second of two, the first being `_first`'s: in the
+    /// order of [`crate::api`], "Lock order", which lockdep checks (no subclass: its
+    /// order function, `afunix_state_lock_cmp_fn`, tells the two apart).
     pub(crate) fn lock_second(&self, _first: &StateGuard<'_>) -> StateGuard<'_> {
-        // SAFETY: `self` is a live socket of this family (type invariant); the one
-        // other state lock held is taken before this one on every path (connect
-        // locks the listener first; `lock_pair` orders by address).
-        unsafe { bindings::afunix_spin_lock_nested(self.state_lock_ptr()) };
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { bindings::afunix_spin_lock(self.state_lock_ptr()) };
         // INVARIANT: The lock was just taken.
         StateGuard { sk: self }
     }
@@ -1835,8 +1838,12 @@ impl StateGuard<'_> {
     /// Queues a connection on this listener: the embryo's reference moves into the
     /// queue, marked in the skb, until `accept` or the listener's release takes it.
     pub(crate) fn queue_embryo(&mut self, skb: Skb, embryo: ConnectedEmbryo) {
-        // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`).
-        unsafe { (*skb.view().cb()).embryo = true };
+        // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`). The
+        // embryo's `listener` is only compared (WRITE_ONCE), cleared by `take_embryo`.
+        unsafe {
+            (*skb.view().cb()).embryo = true;
+            ptr::addr_of_mut!((*embryo.unix()).unix.listener).write_volatile(self.sk.as_ptr());
+        }
         core::mem::forget(embryo.0);
         self.sk.queue_tail(skb);
     }
@@ -2004,8 +2011,8 @@ impl IoGuard<'_> {
     /// read (under the state lock, as AF_UNIX's `manage_oob()`): a cursor at the head.
     pub(crate) fn lock_queue(&mut self, state: &StateGuard<'_>) -> Result<QueueCursor<'_>> {
         Self::check_state(self.sk, state)?;
-        // SAFETY: The receive queue's lock of a live socket, initialised by
-        // `sock_init_data`; taken under the state lock, as AF_UNIX does.
+        // SAFETY: The lock of the receive queue of a live socket, initialised by
+        // `sock_init_data`; under the state lock, in the lock order ([`crate::api`]).
         let _lock = unsafe { SpinGuard::lock(self.sk.queue_spinlock()) };
         // SAFETY: The queue lock is held; `skb_peek` only reads the list links.
         let cur = unsafe { bindings::afunix_rcvq_peek(self.sk.as_ptr()) };
@@ -2664,6 +2671,9 @@ impl Skb {
             // for one), and `queue_embryo` moved a reference to it into the skb.
             let sk = NonNull::new(bindings::afunix_skb_sock(self.0.as_ptr()))?;
             (*cb).embryo = false;
+            // Off its listener's queue (set by `queue_embryo`).
+            let u = sk.as_ptr().cast::<UnixSock>();
+            ptr::addr_of_mut!((*u).unix.listener).write_volatile(ptr::null_mut());
             Some(ARef::from_raw(sk.cast()))
         }
     }
@@ -3117,14 +3127,15 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue) }
     }
 
-    /// Takes the lock of an embryo's receive queue under its listener's
-    /// (listener before embryo: the inverse order never happens).
+    /// Takes the lock of an embryo's receive queue under its listener's, which the
+    /// caller holds: in the order of [`crate::api`], "Lock order", which lockdep checks
+    /// (no subclass: `afunix_rcvq_lock_cmp_fn` knows the embryo by its `listener`).
     pub(super) fn rcvq_lock_embryo(&self) -> RcvqGuard<'_> {
         // SAFETY: A field of a live socket.
         let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
-        // `sock_init_data`, taken nested in its listener's queue lock.
-        let _lock = unsafe { SpinGuard::lock_nested(lock) };
+        // `sock_init_data`.
+        let _lock = unsafe { SpinGuard::lock(lock) };
         RcvqGuard { sk: self, _lock }
     }
 }

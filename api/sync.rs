@@ -188,23 +188,10 @@ impl SpinGuard {
     /// # Safety
     ///
     /// `lock` is an initialised spinlock that outlives the guard, and taking it here
-    /// keeps the lock order.
+    /// keeps the lock order ([`crate::api`], "Lock order").
     pub(crate) unsafe fn lock(lock: *mut bindings::spinlock_t) -> SpinGuard {
         // SAFETY: Valid by the safety requirements.
         unsafe { bindings::afunix_spin_lock(lock) };
-        // INVARIANT: Locked just above.
-        SpinGuard(lock)
-    }
-
-    /// Takes `lock` while the caller holds another of the same class, taken first in
-    /// a fixed order (lockdep's `SINGLE_DEPTH_NESTING`).
-    ///
-    /// # Safety
-    ///
-    /// As [`SpinGuard::lock`].
-    pub(crate) unsafe fn lock_nested(lock: *mut bindings::spinlock_t) -> SpinGuard {
-        // SAFETY: Valid by the safety requirements.
-        unsafe { bindings::afunix_spin_lock_nested(lock) };
         // INVARIANT: Locked just above.
         SpinGuard(lock)
     }

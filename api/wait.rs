@@ -257,8 +257,7 @@ impl Sock {
     #[inline]
     pub(crate) fn lock_peer_wait(&self) -> PeerWaitGuard<'_> {
         // SAFETY: The lock of the `peer_wait` of a live socket, initialised with the
-        // socket; under it run only wakeups, and relays, which take the lock of the queue
-        // they wake.
+        // socket; callers keep the lock order ([`crate::api`], "Lock order").
         let lock = unsafe { SpinGuard::lock(ptr::addr_of_mut!((*self.peer_wait()).lock)) };
         // INVARIANT: Just locked.
         PeerWaitGuard {
