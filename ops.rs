@@ -8,7 +8,8 @@
 #![deny(unsafe_code)]
 
 use crate::api::addr::{SunAddr, UnixAddress};
-use crate::api::family::{FamilyOps, Kind};
+use crate::api::family::FamilyOps;
+use crate::api::sock::Kind;
 use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket, SpaceSock};
 use crate::api::socket::{IoctlAnswer, SockOpt, SocketOps};
 use crate::api::wait::PollMask;

@@ -13,8 +13,8 @@ use crate::api::error::{
     ECONNREFUSED, ECONNRESET, EISCONN, EMSGSIZE, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT,
     ESOCKTNOSUPPORT,
 };
-use crate::api::family::Kind;
 use crate::api::lsm;
+use crate::api::sock::Kind;
 use crate::api::sock::{self, Pipe, MAX_SKB_FRAGS, PAGE_SIZE};
 use crate::api::sock::{
     skb_limits, sock_type, wake_async, Conn, ConnectedEmbryo, Datagram, Embryo, Msg, MsgFlags,

@@ -10,7 +10,7 @@
 
 use crate::api::bindings;
 use crate::api::param;
-use crate::api::sock::{Sock, Socket, SpaceSock, UnixSock};
+use crate::api::sock::{Kind, Sock, Socket, SpaceSock, UnixSock};
 use crate::api::sock_diag::{self, SockDiag};
 use crate::api::socket::{proto_ops, SocketOps};
 use crate::api::wait::{PeerWake, RelayAdapter};
@@ -22,17 +22,6 @@ use kernel::prelude::*;
 
 /// `AF_MAX` (= `NPROTO`) of 6.12: `sock_register` refuses numbers from here on.
 const AF_MAX: c_int = 46;
-
-/// The socket types, and which `proto_ops` table each one uses.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// `SOCK_STREAM`.
-    Stream,
-    /// `SOCK_DGRAM` (and `SOCK_RAW`, which becomes `SOCK_DGRAM`).
-    Dgram,
-    /// `SOCK_SEQPACKET`.
-    Seqpacket,
-}
 
 /// The family's callbacks: socket creation and the hooks of its sockets.
 pub(crate) trait FamilyOps {

@@ -5,7 +5,6 @@
 
 use crate::api::addr::{sun_addr_from_raw, Address, SunAddr};
 use crate::api::bindings;
-use crate::api::sock::MsgFlags;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
 use kernel::error::Result;
@@ -178,5 +177,55 @@ impl Msg {
                 data.as_ptr().cast_mut().cast(),
             )
         };
+    }
+}
+
+/// `msg_flags` of a send or receive (`MSG_*`), the bits the protocol reads or sets.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub(crate) struct MsgFlags(u32);
+
+impl MsgFlags {
+    /// None.
+    pub(crate) const NONE: MsgFlags = MsgFlags(0);
+    /// `MSG_OOB`.
+    pub(crate) const OOB: MsgFlags = MsgFlags(bindings::MSG_OOB);
+    /// `MSG_PEEK`.
+    pub(crate) const PEEK: MsgFlags = MsgFlags(bindings::MSG_PEEK);
+    /// `MSG_CTRUNC`.
+    pub(crate) const CTRUNC: MsgFlags = MsgFlags(bindings::AFUNIX_MSG_CTRUNC);
+    /// `MSG_TRUNC`.
+    pub(crate) const TRUNC: MsgFlags = MsgFlags(0x20);
+    /// `MSG_DONTWAIT`.
+    pub(crate) const DONTWAIT: MsgFlags = MsgFlags(0x40);
+    /// `MSG_WAITALL`.
+    pub(crate) const WAITALL: MsgFlags = MsgFlags(0x100);
+    /// `MSG_NOSIGNAL`.
+    pub(crate) const NOSIGNAL: MsgFlags = MsgFlags(0x4000);
+    /// `MSG_CMSG_COMPAT`: a 32-bit caller (control messages in the compat layout).
+    pub(crate) const CMSG_COMPAT: MsgFlags = MsgFlags(bindings::AFUNIX_MSG_CMSG_COMPAT);
+    /// `MSG_SPLICE_PAGES`: the message's iterator holds pages to take, not copy (set
+    /// only by the kernel: `splice()` and `sendfile()` into the socket).
+    pub(crate) const SPLICE_PAGES: MsgFlags = MsgFlags(bindings::AFUNIX_MSG_SPLICE_PAGES);
+
+    /// The flags of a system call.
+    pub(crate) fn from_raw(v: u32) -> MsgFlags {
+        MsgFlags(v)
+    }
+
+    /// The raw bits, for the C calls that take them.
+    pub(crate) fn raw(self) -> u32 {
+        self.0
+    }
+
+    /// Whether any bit of `other` is set.
+    pub(crate) fn has(self, other: MsgFlags) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl core::ops::BitOr for MsgFlags {
+    type Output = MsgFlags;
+    fn bitor(self, o: MsgFlags) -> MsgFlags {
+        MsgFlags(self.0 | o.0)
     }
 }

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The state lock (`StateGuard`), the bind lock (`BindGuard`), and an embryo being set
+//! up under its listener's and client's state locks (`Embryo`).
+
+use super::*;
+
+impl Sock {
+    /// Takes the bind lock (interruptible: `EINTR` on a signal).
+    pub(crate) fn bind_lock(&self) -> Result<BindGuard<'_>> {
+        // SAFETY: `self` is a live socket of this family.
+        to_result(unsafe { bindings::afunix_mutex_lock_interruptible(self.bindlock_ptr()) })?;
+        // INVARIANT: Locked just above.
+        Ok(BindGuard { sk: self })
+    }
+
+    /// Takes the state lock (AF_UNIX's `unix_state_lock()`).
+    pub(crate) fn lock(&self) -> StateGuard<'_> {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { bindings::afunix_spin_lock(self.state_lock_ptr()) };
+        // INVARIANT: The lock was just taken.
+        StateGuard { sk: self }
+    }
+
+    /// Takes the state lock as the second of two, the first being `_first`'s: in the
+    /// order of [`crate::api`], "Lock order", which lockdep checks (no subclass: its
+    /// order function, `afunix_state_lock_cmp_fn`, tells the two apart).
+    pub(crate) fn lock_second(&self, _first: &StateGuard<'_>) -> StateGuard<'_> {
+        // SAFETY: `self` is a live socket of this family (type invariant).
+        unsafe { bindings::afunix_spin_lock(self.state_lock_ptr()) };
+        // INVARIANT: The lock was just taken.
+        StateGuard { sk: self }
+    }
+
+    /// Locks the state of two sockets in address order (`unix_state_double_lock()`);
+    /// one lock if they are the same socket. The guards come back in argument order.
+    pub(crate) fn lock_pair<'a>(
+        a: &'a Sock,
+        b: &'a Sock,
+    ) -> (StateGuard<'a>, Option<StateGuard<'a>>) {
+        if ptr::eq(a, b) {
+            return (a.lock(), None);
+        }
+        if a.as_ptr() < b.as_ptr() {
+            let ga = a.lock();
+            let gb = b.lock_second(&ga);
+            (ga, Some(gb))
+        } else {
+            let gb = b.lock();
+            let ga = a.lock_second(&gb);
+            (ga, Some(gb))
+        }
+    }
+}
+
+/// A new socket for an incoming connection, not yet handed to its listener: its
+/// connection state and path are set without its lock until
+/// [`StateGuard::queue_embryo`] hands it over.
+///
+/// # Invariants
+///
+/// Only this value writes the socket's connection state and path. Other tasks reach the
+/// socket only through its netns table entry, whose readers read its address
+/// (atomically) and `sk_state` (`READ_ONCE`), or skip it before reading more (sock_diag
+/// skips a socket without a socket inode, as AF_UNIX's `sk_diag_dump()`).
+pub(crate) struct Embryo(pub(super) ARef<Sock>);
+
+impl core::ops::Deref for Embryo {
+    type Target = Sock;
+    fn deref(&self) -> &Sock {
+        &self.0
+    }
+}
+
+/// An embryo set up by the protocol ([`Embryo::connected`]), ready for its listener's
+/// queue ([`StateGuard::queue_embryo`]).
+pub(crate) struct ConnectedEmbryo(pub(super) ARef<Sock>);
+
+impl core::ops::Deref for ConnectedEmbryo {
+    type Target = Sock;
+    fn deref(&self) -> &Sock {
+        &self.0
+    }
+}
+
+impl Embryo {
+    /// Takes the embryo's state lock, nested in the listener's and the client's that a
+    /// connect holds (lockdep's subclass 2: no state lock is ever taken under it). The
+    /// embryo is in its netns table: sock_diag may read its state under this lock.
+    pub(super) fn lock_third(&self) -> StateGuard<'_> {
+        // SAFETY: A live socket of this family; see above for the order.
+        unsafe { bindings::afunix_spin_lock_third(self.0.state_lock_ptr()) };
+        // INVARIANT: The lock was just taken.
+        StateGuard { sk: &self.0 }
+    }
+
+    /// Sets the embryo's connection state; returns the old one.
+    pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
+        self.lock_third().set_conn(new)
+    }
+
+    /// Gives the embryo the path of the listener whose state lock `listener` holds,
+    /// with references of its own (none if the listener has none).
+    pub(crate) fn copy_path(&mut self, listener: &StateGuard<'_>) {
+        // SAFETY: The listener's state lock is held, which guards its path; a set path
+        // holds its mount and dentry.
+        if let Some(path) = unsafe { HeldPath::get(listener.sock().path_slot()) } {
+            let _g = self.lock_third();
+            // SAFETY: The embryo's path, unset (only this value writes it: type
+            // invariant), is guarded by its state lock (held).
+            unsafe { self.0.path_slot().write(path.into_raw()) };
+        }
+    }
+
+    /// The embryo, set up, for its listener's queue ([`StateGuard::queue_embryo`]).
+    pub(crate) fn connected(self) -> ConnectedEmbryo {
+        ConnectedEmbryo(self.0)
+    }
+
+    /// Gives the embryo's reference back, for its release (a failed connect).
+    pub(crate) fn into_sock(self) -> ARef<Sock> {
+        self.0
+    }
+}
+
+/// The state lock of a socket, held.
+///
+/// # Invariants
+///
+/// The state lock of `sk` is held while this guard exists.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct StateGuard<'a> {
+    sk: &'a Sock,
+}
+
+impl StateGuard<'_> {
+    /// The connection state.
+    pub(crate) fn conn(&self) -> &Conn {
+        // SAFETY: `conn` is guarded by the state lock (held, type invariant); it is
+        // changed only through `&mut self` (`set_conn`).
+        unsafe { &*self.sk.conn_cell().get() }
+    }
+
+    /// The connected peer, if any.
+    pub(crate) fn peer(&self) -> Option<&Sock> {
+        self.conn().peer()
+    }
+
+    /// Moves the socket to `new`, writing `sk_state` and `unix_sock::peer` with it
+    /// (`WRITE_ONCE`: both are read without the lock); returns the old state, to drop
+    /// (with its peer reference) after unlocking.
+    pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
+        // SAFETY: The state lock is held (type invariant).
+        unsafe { self.sk.write_conn(new) }
+    }
+
+    /// `WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | bits)`.
+    pub(crate) fn add_shutdown(&mut self, bits: Shutdown) {
+        let s = self.sk.shutdown() | bits;
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_shutdown).write_volatile(s.0) };
+    }
+
+    /// `WRITE_ONCE(sk->sk_err, err)`.
+    pub(crate) fn set_err(&mut self, err: Errno) {
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_err).write_volatile(err.0) };
+    }
+
+    /// The socket whose lock this is.
+    pub(crate) fn sock(&self) -> &Sock {
+        self.sk
+    }
+
+    /// Sets `sk_max_ack_backlog` (listen).
+    pub(crate) fn set_max_ack_backlog(&mut self, n: u32) {
+        // SAFETY: A volatile write under the state lock (WRITE_ONCE).
+        unsafe { ptr::addr_of_mut!((*self.sk.as_ptr()).sk_max_ack_backlog).write_volatile(n) };
+    }
+
+    /// Queues a connection on this listener: the embryo's reference moves into the
+    /// queue, marked in the skb, until `accept` or the listener's release takes it.
+    pub(crate) fn queue_embryo(&mut self, skb: Skb, embryo: ConnectedEmbryo) {
+        // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`). The
+        // embryo's `listener` is only compared (WRITE_ONCE), cleared by `take_embryo`.
+        unsafe {
+            (*skb.view().cb()).embryo = true;
+            ptr::addr_of_mut!((*embryo.unix()).unix.listener).write_volatile(self.sk.as_ptr());
+        }
+        core::mem::forget(embryo.0);
+        self.sk.queue_tail(skb);
+    }
+
+    /// Queues `skb` as the out-of-band byte, the new mark (`queue_oob()`).
+    pub(crate) fn queue_oob(&mut self, skb: Skb) {
+        let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
+        if fds != 0 {
+            self.sk.nr_fds().fetch_add(fds, Ordering::Relaxed);
+        }
+        // SAFETY: We own the skb, not queued yet: no one else reads its `cb`. An
+        // out-of-band byte stays a boundary after it is read (`manage_oob()`).
+        unsafe { (*skb.view().cb()).sealed = true };
+        let q = self.sk.rcvq_lock();
+        let p = skb.into_raw();
+        self.sk.oob_slot().store(p, Ordering::Relaxed);
+        // SAFETY: The queue's lock is held; the queue takes over the skb.
+        unsafe { bindings::afunix_skb_queue_tail_locked(self.sk.rcvq_ptr(), p) };
+        drop(q);
+    }
+
+    /// Appends `data` to the last skb of this socket's receive queue, a stream write
+    /// of `from`'s coalesced into the skb before it (`net.rust_afunix.stream_coalesce`),
+    /// if that skb was sent by `from`, was queued without fds and not as an
+    /// out-of-band byte (`sealed`), is linear and not cloned with room for `data` in
+    /// its tail, and `same` accepts it (the protocol's checks: credentials, security
+    /// id). Returns whether it appended; the caller wakes the reader.
+    ///
+    /// The skb's `truesize`, charged to `from` when it was made, does not change: the
+    /// tail room was part of it. A reader may be copying from the same skb meanwhile
+    /// (it drops the state lock to copy): the new bytes are written past the length it
+    /// can have seen, and the length is published after them (release; the reader's
+    /// [`SkbView::len`] is an acquire), so a reader sees either length with its bytes
+    /// written. A reader frees an skb it read out only after checking, under the queue
+    /// lock (held here too), that no bytes were added ([`IoGuard::unlink_consume`]);
+    /// the reader's other unlinks (`manage_oob()`, `MSG_OOB`) run under the state lock
+    /// (held here), the purge of a released socket after it is marked dead under the
+    /// state lock (checked by the caller), and the collector's under the queue lock.
+    /// Only fields written before the skb was queued are read here (not `fp`, which a
+    /// reader takes out).
+    pub(crate) fn append_to_tail(
+        &mut self,
+        from: &Sock,
+        data: &[u8],
+        same: impl FnOnce(&SkbView) -> bool,
+    ) -> bool {
+        let Ok(n) = u32::try_from(data.len()) else {
+            return false;
+        };
+        let _q = self.sk.rcvq_lock();
+        // SAFETY: The queue lock is held: the tail stays queued, and valid, while it is
+        // read and appended to. Its `cb` is the module's (a data skb of a stream
+        // socket's queue); `sealed`, `embryo` and the credentials and security id
+        // `same` reads were written before it was queued; `sk` is only compared. Only
+        // appends, under this lock, write `tail` and `len` of a queued stream skb.
+        unsafe {
+            let p = bindings::afunix_rcvq_peek_tail(self.sk.as_ptr());
+            if p.is_null() {
+                return false;
+            }
+            let view = SkbView::from_raw(p);
+            if bindings::afunix_skb_sock(p) != from.as_ptr()
+                || (*view.cb()).sealed
+                || (*view.cb()).embryo
+                || (*p).data_len != 0
+                || bindings::afunix_skb_cloned(p) != 0
+                || bindings::afunix_skb_tailroom(p) < n
+                || !same(view)
+            {
+                return false;
+            }
+            // `n` bytes of tail room (checked) past the length any reader has seen;
+            // `data` is `n` readable bytes. Then `skb_put()`'s updates, the length
+            // last, released after the bytes.
+            ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                bindings::afunix_skb_tail_pointer(p),
+                data.len(),
+            );
+            (*p).tail += n;
+            let len = AtomicU32::from_ptr(ptr::addr_of_mut!((*p).len));
+            len.store(len.load(Ordering::Relaxed) + n, Ordering::Release);
+        }
+        true
+    }
+
+    /// Copies `from`'s credentials to this socket (connect, under `from`'s lock).
+    pub(crate) fn copy_peercred(&mut self, from: &StateGuard<'_>) {
+        let (sk, from) = (self.sk.as_ptr(), from.sk.as_ptr());
+        let _g = self.sk.peer_lock();
+        // SAFETY: Both sockets are live; this one's credentials are guarded by
+        // `sk_peer_lock` (held), and `from`'s by its state lock (held). The old ones
+        // are NULL: only a socket that neither listens nor is connected connects.
+        unsafe {
+            (*sk).sk_peer_pid = bindings::afunix_get_pid((*from).sk_peer_pid);
+            (*sk).sk_peer_cred = bindings::afunix_get_cred((*from).sk_peer_cred);
+        }
+    }
+
+    /// `sock_orphan()`: detaches the socket from its `struct socket` and marks it dead.
+    pub(crate) fn orphan(&mut self) {
+        // SAFETY: The socket is live; AF_UNIX orphans under the state lock too.
+        unsafe { bindings::afunix_sock_orphan(self.sk.as_ptr()) };
+    }
+}
+
+impl Drop for StateGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: The lock is held (type invariant).
+        unsafe { bindings::afunix_spin_unlock(self.sk.state_lock_ptr()) };
+    }
+}
+
+/// The bind lock of a socket, held.
+///
+/// # Invariants
+///
+/// The `bindlock` of `sk` is held while this guard exists.
+#[must_use = "the lock unlocks immediately when the guard is unused"]
+pub(crate) struct BindGuard<'a> {
+    sk: &'a Sock,
+}
+
+impl Drop for BindGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: Held (type invariant).
+        unsafe { bindings::mutex_unlock(self.sk.bindlock_ptr()) };
+    }
+}
