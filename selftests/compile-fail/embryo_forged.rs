@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+// hole: a live socket wrapped as an `Embryo`, whose `set_conn` then writes its
+// connection state without its lock (8)
+// rule: only `Sock::alloc_embryo` makes an `Embryo` (its field is private)
+// expect: E0423
+
+use crate::api::sock::{Conn, Embryo, Sock};
+use kernel::types::ARef;
+
+pub(crate) fn forge(sk: ARef<Sock>) -> Conn {
+    let mut e = Embryo(sk);
+    e.set_conn(Conn::Unconnected)
+}
