@@ -17,7 +17,7 @@ use crate::api::cmsg::{CMSGHDR, COMPAT_CMSGHDR, SCM_CREDENTIALS, SCM_RIGHTS, SOL
 use crate::api::cred::{self, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, SCM_MAX_FD};
 use crate::api::lsm;
-use crate::api::sock::{Msg, MsgFlags, Skb, SkbView, Sock, StateGuard};
+use crate::api::sock::{Msg, MsgFlags, Skb, SkbView, Sock, Socket, StateGuard};
 use crate::{files, scm};
 use kernel::error::{code::*, Result};
 
@@ -139,8 +139,8 @@ pub(crate) struct SendScm {
 /// `EPERM`/`ESRCH` for credentials the caller may not claim or an unknown pid; `EBADF`
 /// for an fd that is not open.
 #[inline]
-pub(crate) fn scm_send(sk: &Sock, m: &Msg) -> Result<SendScm> {
-    let secid = lsm::peersec_dgram(sk);
+pub(crate) fn scm_send(sock: &Socket, m: &Msg) -> Result<SendScm> {
+    let secid = lsm::peersec_dgram(sock);
     match m.control()? {
         None => Ok(SendScm {
             creds: no_creds(),
@@ -313,19 +313,25 @@ impl RecvCreds {
 /// credentials or is passed files but gave no control buffer (the files are then
 /// closed).
 #[inline]
-pub(crate) fn scm_recv(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
+pub(crate) fn scm_recv(
+    sock: &Socket,
+    sk: &Sock,
+    m: &mut Msg,
+    scm: &RecvCreds,
+    fds: Option<FdList>,
+) {
     // Nothing to report and nothing to flag: no files, and the receiver asks for
     // neither credentials nor a security context (one load of the socket's flags).
     if fds.is_none() && !sk.passcred_or_sec() {
         return;
     }
-    scm_recv_slow(sk, m, scm, fds);
+    scm_recv_slow(sock, sk, m, scm, fds);
 }
 
 /// [`scm_recv`] with something to report or flag.
 #[cold]
 #[inline(never)]
-fn scm_recv_slow(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
+fn scm_recv_slow(sock: &Socket, sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
     if !m.has_control() {
         if sk.passcred() || sk.passsec() || fds.is_some() {
             m.add_flags(MsgFlags::CTRUNC);
@@ -344,7 +350,7 @@ fn scm_recv_slow(sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Option<FdList>) {
         m.put_cmsg(SOL_SOCKET, SCM_CREDENTIALS, &ucred);
     }
     if sk.passsec() {
-        lsm::put_secctx(sk, m, scm.secid);
+        lsm::put_secctx(sock, m, scm.secid);
     }
     if let Some(fds) = fds {
         files::install(fds, m);

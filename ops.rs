@@ -91,8 +91,8 @@ impl SocketOps for Stream {
     fn listen(sk: &Sock, backlog: i32) -> Result {
         proto::listen(sk, backlog)
     }
-    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::stream_sendmsg(sk, msg, len)
+    fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
+        proto::stream_sendmsg(sock, sk, msg, len)
     }
     fn recvmsg(
         sock: &Socket,
@@ -127,11 +127,17 @@ impl SocketOps for Dgram {
     fn poll(sk: &Sock, requested: PollMask) -> PollMask {
         proto::dgram_poll(sk, requested)
     }
-    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::dgram_sendmsg(sk, msg, len)
+    fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
+        proto::dgram_sendmsg(sock, sk, msg, len)
     }
-    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: MsgFlags) -> Result<usize> {
-        proto::dgram_recvmsg(sk, msg, len, flags)
+    fn recvmsg(
+        sock: &Socket,
+        sk: &Sock,
+        msg: &mut Msg,
+        len: usize,
+        flags: MsgFlags,
+    ) -> Result<usize> {
+        proto::dgram_recvmsg(sock, sk, msg, len, flags)
     }
 }
 
@@ -154,10 +160,16 @@ impl SocketOps for Seqpacket {
     fn listen(sk: &Sock, backlog: i32) -> Result {
         proto::listen(sk, backlog)
     }
-    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::seqpacket_sendmsg(sk, msg, len)
+    fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
+        proto::seqpacket_sendmsg(sock, sk, msg, len)
     }
-    fn recvmsg(_: &Socket, sk: &Sock, msg: &mut Msg, len: usize, flags: MsgFlags) -> Result<usize> {
-        proto::seqpacket_recvmsg(sk, msg, len, flags)
+    fn recvmsg(
+        sock: &Socket,
+        sk: &Sock,
+        msg: &mut Msg,
+        len: usize,
+        flags: MsgFlags,
+    ) -> Result<usize> {
+        proto::seqpacket_recvmsg(sock, sk, msg, len, flags)
     }
 }

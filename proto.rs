@@ -176,7 +176,7 @@ pub(crate) fn socketpair(a: &Sock, b: &Sock) -> Result {
     for (sk, peer) in [(a, b), (b, a)] {
         let old = { sk.lock().set_conn(Conn::Connected(ARef::from(peer))) };
         drop(old);
-        sk.init_peercred();
+        sk.update_peercred();
     }
     Ok(())
 }
@@ -298,10 +298,10 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
         }
     };
     init_new(&embryo);
-    let skb = match Skb::embryo_carrier(&embryo) {
-        Ok(skb) => skb,
-        Err(e) => {
-            release(embryo.into_sock());
+    let embryo = match embryo.with_carrier() {
+        Ok(e) => e,
+        Err((bare, e)) => {
+            release(bare.into_sock());
             return Err(e);
         }
     };
@@ -350,13 +350,12 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
         let old = sg.set_conn(Conn::Connected(ARef::from(&*embryo)));
         drop(sg);
         let mut og = og;
-        og.queue_embryo(skb, embryo);
+        og.queue_embryo(embryo);
         drop(og);
         other.data_ready();
         drop(old);
         return Ok(());
     };
-    drop(skb);
     release(embryo.into_sock());
     Err(err)
 }
@@ -368,7 +367,7 @@ fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) ->
     drop(embryo.set_conn(Conn::Connected(ARef::from(client))));
     // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
     embryo.set_pass_rights(listener.sock().pass_rights());
-    embryo.init_peercred();
+    embryo.update_peercred();
     embryo.copy_path(listener);
     if let Some(a) = listener.sock().addr() {
         embryo.publish_addr(a);
@@ -483,8 +482,8 @@ fn dgram_disconnected(sk: &Sock, other: &Sock) {
 
 /// `sendmsg()` of a datagram or seqpacket socket (`unix_dgram_sendmsg()`): to the
 /// connected peer, or to the socket a name designates.
-pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
-    let scm = cmsg::scm_send(sk, m)?;
+pub(crate) fn dgram_sendmsg(sock: &Socket, sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+    let scm = cmsg::scm_send(sock, m)?;
     gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
     if flags.has(MsgFlags::OOB) {
@@ -538,7 +537,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
         if core::mem::replace(&mut filter, false) && lsm::sk_filter(&o, &mut skb).is_err() {
             return Ok(len);
         }
-        let g = o.lock();
+        let mut g = o.lock();
         if g.peer().is_some_and(|p| !core::ptr::eq(p, sk)) {
             return Err(EPERM);
         }
@@ -606,7 +605,7 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
             skb.net_timestamp();
         }
         cmsg::maybe_add_creds(&mut skb, sk, &g);
-        o.queue_tail(skb);
+        g.queue_tail(skb);
         drop(g);
         o.data_ready();
         return Ok(len);
@@ -614,7 +613,12 @@ pub(crate) fn dgram_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize>
 }
 
 /// `sendmsg()` of a seqpacket socket.
-pub(crate) fn seqpacket_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+pub(crate) fn seqpacket_sendmsg(
+    sock: &Socket,
+    sk: &Sock,
+    m: &mut Msg,
+    len: usize,
+) -> Result<usize> {
     if let Some(e) = sk.take_error() {
         return Err(e);
     }
@@ -624,23 +628,29 @@ pub(crate) fn seqpacket_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<us
     if m.namelen() != 0 {
         m.clear_name();
     }
-    dgram_sendmsg(sk, m, len)
+    dgram_sendmsg(sock, sk, m, len)
 }
 
 /// `recvmsg()` of a datagram or seqpacket socket (`__unix_dgram_recvmsg()`): one
 /// datagram, from the peek offset (`SO_PEEK_OFF`) when peeking, under the reader lock.
-pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: MsgFlags) -> Result<usize> {
+pub(crate) fn dgram_recvmsg(
+    sock: &Socket,
+    sk: &Sock,
+    m: &mut Msg,
+    size: usize,
+    flags: MsgFlags,
+) -> Result<usize> {
     if flags.has(MsgFlags::OOB) {
         return Err(EOPNOTSUPP.into());
     }
     let mut timeo = sk.rcvtimeo(flags.has(MsgFlags::DONTWAIT));
     loop {
         let (mut err, mark) = {
-            let io = sk.io_lock();
+            let mut io = sk.io_lock();
             let mut skip = sk.peek_offset(flags);
             let failed = match io.try_recv_datagram(flags, &mut skip) {
                 // Delivered under the reader lock, as AF_UNIX.
-                Ok(dg) => return dgram_deliver(sk, m, size, flags, dg, skip),
+                Ok(dg) => return dgram_deliver(sock, sk, m, size, flags, dg, skip),
                 Err(e) => e,
             };
             failed
@@ -664,6 +674,7 @@ pub(crate) fn dgram_recvmsg(sk: &Sock, m: &mut Msg, size: usize, flags: MsgFlags
 /// Delivers a received (or peeked) datagram into `m`, from the peek offset `skip`
 /// within it, under the reader lock.
 fn dgram_deliver(
+    sock: &Socket,
     sk: &Sock,
     m: &mut Msg,
     size: usize,
@@ -702,7 +713,7 @@ fn dgram_deliver(
             sk.peek_offset_fwd(n);
             fds = skb.fds().and_then(gc::peek);
         }
-        cmsg::scm_recv(sk, m, &scm, fds);
+        cmsg::scm_recv(sock, sk, m, &scm, fds);
     }
     dg.free(sk);
     res?;
@@ -711,6 +722,7 @@ fn dgram_deliver(
 
 /// `recvmsg()` of a seqpacket socket.
 pub(crate) fn seqpacket_recvmsg(
+    sock: &Socket,
     sk: &Sock,
     m: &mut Msg,
     size: usize,
@@ -719,12 +731,12 @@ pub(crate) fn seqpacket_recvmsg(
     if sk.state() != SkState::Established {
         return Err(ENOTCONN.into());
     }
-    dgram_recvmsg(sk, m, size, flags)
+    dgram_recvmsg(sock, sk, m, size, flags)
 }
 
 /// `sendmsg()` of a stream socket (`unix_stream_sendmsg()`).
-pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
-    let scm = cmsg::scm_send(sk, m)?;
+pub(crate) fn stream_sendmsg(sock: &Socket, sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
+    let scm = cmsg::scm_send(sock, m)?;
     gc::throttle(scm.fds.as_deref());
     let flags = m.flags();
     // MSG_OOB: the last byte goes out of band, after the others.
@@ -817,7 +829,7 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
 /// `EPERM` if the skb carries fds that `other` refuses (`SO_PASSRIGHTS` 0).
 #[inline(always)]
 fn queue_data(sk: &Sock, other: &Sock, mut skb: Skb) -> Result {
-    let g = other.lock();
+    let mut g = other.lock();
     if other.is_dead() || other.shutdown().has(Shutdown::RCV) {
         drop(g);
         drop(skb);
@@ -829,7 +841,7 @@ fn queue_data(sk: &Sock, other: &Sock, mut skb: Skb) -> Result {
         return Err(EPERM);
     }
     cmsg::maybe_add_creds(&mut skb, sk, &g);
-    other.queue_tail(skb);
+    g.queue_tail(skb);
     drop(g);
     other.data_ready();
     Ok(())
@@ -1205,7 +1217,7 @@ fn stream_read(
     }
     drop(io);
     if let (false, Sink::Msg(m)) = (interrupted, &mut sink) {
-        cmsg::scm_recv(sk, m, &scm, fds);
+        cmsg::scm_recv(sock, sk, m, &scm, fds);
         // `SO_INQ`: after the other control messages, unless the read failed (a read
         // of 0 bytes reports too), as upstream's `(copied ?: err) >= 0`.
         if sk.recvmsg_inq() && (copied > 0 || err.is_none()) {

@@ -12,7 +12,7 @@
 use crate::api::bindings;
 use crate::api::error::to_result;
 use crate::api::msg::Msg;
-use crate::api::sock::{Embryo, Skb, Sock, StateGuard};
+use crate::api::sock::{Embryo, Skb, Sock, Socket, StateGuard};
 use kernel::error::{code::EPERM, Result};
 
 /// `security_unix_stream_connect(sk, other, newsk)`: may `client` connect to `listener`,
@@ -40,27 +40,28 @@ pub(crate) fn unix_stream_connect(
 /// connect a datagram socket to) `other`, whose state lock `other` holds? `EPERM` if
 /// either has lost its `struct socket` (a dead socket; callers check that first).
 pub(crate) fn unix_may_send(sk: &Sock, other: &StateGuard<'_>) -> Result {
-    let (a, b) = (sk.raw_socket(), other.sock().raw_socket());
-    if a.is_null() || b.is_null() {
-        return Err(EPERM);
-    }
-    // SAFETY: Both are the `struct socket`s of live sockets of this family; `other`'s
-    // is held while its state lock is (`sock_orphan` clears it under that lock), and
-    // `sk`'s by the system call running on it. The hook reads `unix_peer(sk)` (the
-    // caller's socket: it may race with its own connect, as in AF_UNIX) and
-    // `unix_sk(other)` under the held lock.
-    to_result(unsafe { bindings::afunix_security_unix_may_send(a, b) })
+    let b = other.sock().raw_socket();
+    // `sk`'s `struct socket` under RCU (the caller's own, or not: its close may be
+    // orphaning it); the hook runs under `other`'s state lock already, so it does not
+    // sleep.
+    sk.with_socket_rcu(|a| {
+        let Some(a) = a.filter(|_| !b.is_null()) else {
+            return Err(EPERM);
+        };
+        // SAFETY: `a` is valid under RCU (above); `b` is `other`'s `struct socket`,
+        // held while its state lock is (`sock_orphan` clears it under that lock). The
+        // hook reads `unix_peer(sk)` (it may race with a connect of `sk`, as in
+        // AF_UNIX) and `unix_sk(other)` under the held lock.
+        to_result(unsafe { bindings::afunix_security_unix_may_send(a.as_ptr(), b) })
+    })
 }
 
 /// The security id of a datagram sent by `sk` (`unix_get_peersec_dgram()`, in
 /// `scm_send()`): 0 without an LSM that labels datagrams.
-pub(crate) fn peersec_dgram(sk: &Sock) -> u32 {
-    let sock = sk.raw_socket();
-    if sock.is_null() {
-        return 0;
-    }
-    // SAFETY: `sock` is the `struct socket` of the sender, held by its system call.
-    unsafe { bindings::afunix_security_peersec_dgram(sock) }
+pub(crate) fn peersec_dgram(sock: &Socket) -> u32 {
+    // SAFETY: `sock` is a live `struct socket` (type invariant), the sender's, lent by
+    // its system call.
+    unsafe { bindings::afunix_security_peersec_dgram(sock.as_ptr()) }
 }
 
 /// `sk_filter(sk, skb)`: runs the receiver's LSM check (`security_sock_rcv_skb()`) and
@@ -78,15 +79,12 @@ pub(crate) fn sk_filter(sk: &Sock, skb: &mut Skb) -> Result {
 /// it. Without an id (0: no LSM labelled the send; SELinux and Smack label only
 /// `PF_UNIX` sockets' datagrams) there is no message, where `scm_passec()` would ask
 /// the LSM for the context of id 0 (SELinux's `unlabeled`, Smack's `?`).
-pub(crate) fn put_secctx(sk: &Sock, m: &mut Msg, secid: u32) {
+pub(crate) fn put_secctx(sock: &Socket, m: &mut Msg, secid: u32) {
     if secid == 0 {
         return;
     }
-    let sock = sk.raw_socket();
-    if sock.is_null() {
-        return;
-    }
-    // SAFETY: `sock` is the receiver's `struct socket`, held by its system call; `m`
-    // is the message of that receive (valid, type invariant of `Msg`).
-    unsafe { bindings::afunix_scm_passec(sock, m.as_ptr(), secid) };
+    // SAFETY: `sock` is the receiver's `struct socket`, lent by its system call (live,
+    // type invariant); `m` is the message of that receive (valid, type invariant of
+    // `Msg`).
+    unsafe { bindings::afunix_scm_passec(sock.as_ptr(), m.as_ptr(), secid) };
 }

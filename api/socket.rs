@@ -65,7 +65,7 @@ pub(crate) trait SocketOps {
     /// `shutdown()`, `how` as the caller passed it.
     fn shutdown(sk: &Sock, how: i32) -> Result;
     /// `sendmsg()`: returns the bytes sent.
-    fn sendmsg(sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize>;
+    fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize>;
     /// `recvmsg()`: returns the bytes received (or the datagram's length with
     /// `MSG_TRUNC`).
     fn recvmsg(
@@ -387,7 +387,7 @@ impl<T: SocketOps> Adapter<T> {
             // SAFETY: The core passes a live socket of this family and the call's
             // message header, valid for the call.
             let (sock, mut msg) = unsafe { (Socket::from_raw(sock), Msg::from_raw(msg)?) };
-            count(T::sendmsg(sk_of(sock)?, &mut msg, len)?)
+            count(T::sendmsg(sock, sk_of(sock)?, &mut msg, len)?)
         })
     }
 

@@ -11,7 +11,10 @@ impl Sock {
         // SAFETY: `self` is a live socket of this family.
         to_result(unsafe { bindings::afunix_mutex_lock_interruptible(self.bindlock_ptr()) })?;
         // INVARIANT: Locked just above.
-        Ok(BindGuard { sk: self })
+        Ok(BindGuard {
+            sk: self,
+            _not_send: PhantomData,
+        })
     }
 
     /// Takes the state lock (AF_UNIX's `unix_state_lock()`).
@@ -19,7 +22,10 @@ impl Sock {
         // SAFETY: `self` is a live socket of this family (type invariant).
         unsafe { bindings::afunix_spin_lock(self.state_lock_ptr()) };
         // INVARIANT: The lock was just taken.
-        StateGuard { sk: self }
+        StateGuard {
+            sk: self,
+            _not_send: PhantomData,
+        }
     }
 
     /// Takes the state lock as the second of two, the first being `_first`'s: in the
@@ -29,7 +35,10 @@ impl Sock {
         // SAFETY: `self` is a live socket of this family (type invariant).
         unsafe { bindings::afunix_spin_lock(self.state_lock_ptr()) };
         // INVARIANT: The lock was just taken.
-        StateGuard { sk: self }
+        StateGuard {
+            sk: self,
+            _not_send: PhantomData,
+        }
     }
 
     /// Locks the state of two sockets in address order (`unix_state_double_lock()`);
@@ -63,7 +72,7 @@ impl Sock {
 /// socket only through its netns table entry, whose readers read its address
 /// (atomically) and `sk_state` (`READ_ONCE`), or skip it before reading more (sock_diag
 /// skips a socket without a socket inode, as AF_UNIX's `sk_diag_dump()`).
-pub(crate) struct Embryo(pub(super) ARef<Sock>);
+pub(crate) struct Embryo(ARef<Sock>, Skb);
 
 impl core::ops::Deref for Embryo {
     type Target = Sock;
@@ -72,9 +81,41 @@ impl core::ops::Deref for Embryo {
     }
 }
 
-/// An embryo set up by the protocol ([`Embryo::connected`]), ready for its listener's
-/// queue ([`StateGuard::queue_embryo`]).
-pub(crate) struct ConnectedEmbryo(pub(super) ARef<Sock>);
+/// A new embryo without the skb that will carry it to its listener
+/// ([`Sock::alloc_embryo`]); [`BareEmbryo::with_carrier`] gives it one.
+///
+/// # Invariants
+///
+/// As [`Embryo`]'s.
+pub(crate) struct BareEmbryo(pub(super) ARef<Sock>);
+
+impl core::ops::Deref for BareEmbryo {
+    type Target = Sock;
+    fn deref(&self) -> &Sock {
+        &self.0
+    }
+}
+
+impl BareEmbryo {
+    /// Allocates the one-byte skb that will carry the embryo to its listener, charged
+    /// to it; on failure, the embryo comes back, for its release.
+    pub(crate) fn with_carrier(self) -> core::result::Result<Embryo, (BareEmbryo, Error)> {
+        match Skb::embryo_carrier(&self.0) {
+            // INVARIANT: The carrier is the embryo's own.
+            Ok(skb) => Ok(Embryo(self.0, skb)),
+            Err(e) => Err((self, e)),
+        }
+    }
+
+    /// Gives the embryo's reference back, for its release (a failed connect).
+    pub(crate) fn into_sock(self) -> ARef<Sock> {
+        self.0
+    }
+}
+
+/// An embryo set up by the protocol ([`Embryo::connected`]), with its carrier, ready for
+/// its listener's queue ([`StateGuard::queue_embryo`]).
+pub(crate) struct ConnectedEmbryo(ARef<Sock>, Skb);
 
 impl core::ops::Deref for ConnectedEmbryo {
     type Target = Sock;
@@ -91,7 +132,10 @@ impl Embryo {
         // SAFETY: A live socket of this family; see above for the order.
         unsafe { bindings::afunix_spin_lock_third(self.0.state_lock_ptr()) };
         // INVARIANT: The lock was just taken.
-        StateGuard { sk: &self.0 }
+        StateGuard {
+            sk: &self.0,
+            _not_send: PhantomData,
+        }
     }
 
     /// Sets the embryo's connection state; returns the old one.
@@ -114,10 +158,11 @@ impl Embryo {
 
     /// The embryo, set up, for its listener's queue ([`StateGuard::queue_embryo`]).
     pub(crate) fn connected(self) -> ConnectedEmbryo {
-        ConnectedEmbryo(self.0)
+        ConnectedEmbryo(self.0, self.1)
     }
 
-    /// Gives the embryo's reference back, for its release (a failed connect).
+    /// Gives the embryo's reference back, for its release (a failed connect); its
+    /// carrier is freed.
     pub(crate) fn into_sock(self) -> ARef<Sock> {
         self.0
     }
@@ -131,6 +176,8 @@ impl Embryo {
 #[must_use = "the lock unlocks immediately when the guard is unused"]
 pub(crate) struct StateGuard<'a> {
     sk: &'a Sock,
+    /// Unlocked by the task that locked it: not `Send`.
+    _not_send: PhantomData<*mut ()>,
 }
 
 impl StateGuard<'_> {
@@ -179,16 +226,25 @@ impl StateGuard<'_> {
     }
 
     /// Queues a connection on this listener: the embryo's reference moves into the
-    /// queue, marked in the skb, until `accept` or the listener's release takes it.
-    pub(crate) fn queue_embryo(&mut self, skb: Skb, embryo: ConnectedEmbryo) {
-        // SAFETY: `skb` is ours and charged to `embryo` (`Skb::embryo_carrier`). The
+    /// queue, in its carrier, until `accept` or the listener's release takes it.
+    pub(crate) fn queue_embryo(&mut self, embryo: ConnectedEmbryo) {
+        debug_assert!(matches!(self.conn(), Conn::Listening));
+        let ConnectedEmbryo(sk, skb) = embryo;
+        // SAFETY: `skb` is ours and charged to `sk` (`BareEmbryo::with_carrier`). The
         // embryo's `listener` is only compared (WRITE_ONCE), cleared by `take_embryo`.
         unsafe {
             (*skb.view().cb()).embryo = true;
-            ptr::addr_of_mut!((*embryo.unix()).unix.listener).write_volatile(self.sk.as_ptr());
+            ptr::addr_of_mut!((*sk.unix()).unix.listener).write_volatile(self.sk.as_ptr());
         }
-        core::mem::forget(embryo.0);
-        self.sk.queue_tail(skb);
+        // The reference moves into the carrier (`Skb::take_embryo` takes it back).
+        core::mem::forget(sk);
+        self.sk.queue_tail_locked(skb);
+    }
+
+    /// Appends `skb` to this socket's receive queue: under the state lock, under which
+    /// a stream reader walks the queue ([`IoGuard::peek`]).
+    pub(crate) fn queue_tail(&mut self, skb: Skb) {
+        self.sk.queue_tail_locked(skb);
     }
 
     /// Queues `skb` as the out-of-band byte, the new mark (`queue_oob()`).
@@ -308,6 +364,8 @@ impl Drop for StateGuard<'_> {
 #[must_use = "the lock unlocks immediately when the guard is unused"]
 pub(crate) struct BindGuard<'a> {
     sk: &'a Sock,
+    /// Unlocked by the task that locked it: not `Send`.
+    _not_send: PhantomData<*mut ()>,
 }
 
 impl Drop for BindGuard<'_> {

@@ -33,6 +33,22 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) }
     }
 
+    /// Appends `skb` to the receive queue, under its state lock ([`StateGuard::queue_tail`]) (counting its fds in `scm_fds:`), under the
+    /// queue's lock taken without disabling interrupts: no hard interrupt takes it (as
+    /// AF_UNIX's `unix_stream_connect`, which takes it so too).
+    pub(in crate::api) fn queue_tail_locked(&self, skb: Skb) {
+        let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
+        if fds != 0 {
+            self.nr_fds().fetch_add(fds, Ordering::Relaxed);
+            // SAFETY: We own the skb, not queued yet: no one else reads its `cb`.
+            unsafe { (*skb.view().cb()).sealed = true };
+        }
+        let q = self.rcvq_lock();
+        // SAFETY: The queue's lock is held; the queue takes over the skb.
+        unsafe { bindings::afunix_skb_queue_tail_locked(self.rcvq_ptr(), skb.into_raw()) };
+        drop(q);
+    }
+
     /// Takes the lock of the receive queue.
     pub(in crate::api) fn rcvq_lock(&self) -> RcvqGuard<'_> {
         // SAFETY: The lock of the receive queue of a live socket, initialised by
@@ -107,22 +123,6 @@ impl Sock {
         unsafe { bindings::afunix_errq_empty(self.as_ptr()) }
     }
 
-    /// Appends `skb` to the receive queue (counting its fds in `scm_fds:`), under the
-    /// queue's lock taken without disabling interrupts: no hard interrupt takes it (as
-    /// AF_UNIX's `unix_stream_connect`, which takes it so too).
-    pub(crate) fn queue_tail(&self, skb: Skb) {
-        let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
-        if fds != 0 {
-            self.nr_fds().fetch_add(fds, Ordering::Relaxed);
-            // SAFETY: We own the skb, not queued yet: no one else reads its `cb`.
-            unsafe { (*skb.view().cb()).sealed = true };
-        }
-        let q = self.rcvq_lock();
-        // SAFETY: The queue's lock is held; the queue takes over the skb.
-        unsafe { bindings::afunix_skb_queue_tail_locked(self.rcvq_ptr(), skb.into_raw()) };
-        drop(q);
-    }
-
     pub(in crate::api) fn oob_slot(&self) -> &AtomicPtr<bindings::sk_buff> {
         // SAFETY: A field of a live socket, only accessed atomically.
         unsafe { AtomicPtr::from_ptr(ptr::addr_of_mut!((*self.unix()).unix.oob_skb)) }
@@ -132,6 +132,16 @@ impl Sock {
     pub(super) fn receive_queue(&self) -> *mut bindings::sk_buff_head {
         // SAFETY: A field of a live socket.
         unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue) }
+    }
+
+    /// Forgets the out-of-band mark if it is `p`, an skb just unlinked.
+    fn forget_mark(&self, p: *mut bindings::sk_buff) {
+        let _ = self.oob_slot().compare_exchange(
+            p,
+            ptr::null_mut(),
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 
     /// Whether `skb` is the out-of-band mark (`READ_ONCE(u->oob_skb)`: lockless, only
@@ -241,7 +251,10 @@ impl Sock {
         // SAFETY: `self` is a live socket of this family (type invariant).
         unsafe { bindings::afunix_mutex_lock(self.iolock_ptr()) };
         // INVARIANT: The lock was just taken.
-        IoGuard { sk: self }
+        IoGuard {
+            sk: self,
+            _not_send: PhantomData,
+        }
     }
 
     /// Takes the reader lock if it is free, without sleeping (also under a spinlock).
@@ -249,7 +262,10 @@ impl Sock {
         // SAFETY: `self` is a live socket of this family (type invariant).
         let locked = unsafe { bindings::mutex_trylock(self.iolock_ptr()) } != 0;
         // INVARIANT: Taken if `locked`.
-        locked.then_some(IoGuard { sk: self })
+        locked.then_some(IoGuard {
+            sk: self,
+            _not_send: PhantomData,
+        })
     }
 
     /// The tail of the receive queue and its length, to notice new data while waiting
@@ -299,6 +315,8 @@ impl RcvqGuard<'_> {
 #[must_use = "the lock unlocks immediately when the guard is unused"]
 pub(crate) struct IoGuard<'a> {
     sk: &'a Sock,
+    /// Unlocked by the task that locked it: not `Send`.
+    _not_send: PhantomData<*mut ()>,
 }
 
 impl IoGuard<'_> {
@@ -358,7 +376,7 @@ impl IoGuard<'_> {
     /// offset within it), without waiting. On failure, the error (`EAGAIN` when there
     /// is nothing) and the last skb seen, for [`Skb::wait_for_more`].
     pub(crate) fn try_recv_datagram(
-        &self,
+        &mut self,
         flags: MsgFlags,
         skip: &mut i32,
     ) -> core::result::Result<Datagram<'_>, (Error, QueueMark)> {
@@ -378,9 +396,11 @@ impl IoGuard<'_> {
             )
         };
         match NonNull::new(skb) {
-            // SAFETY: Without `MSG_PEEK` the skb was unlinked and is ours; with it, it
-            // stays queued and we hold a reference of our own (`skb_get`).
             Some(skb) if !flags.has(MsgFlags::PEEK) => {
+                // Unlinked: it is no mark any more (the mark is followed only under the
+                // reader lock, held).
+                self.sk.forget_mark(skb.as_ptr());
+                // SAFETY: Without `MSG_PEEK` the skb was unlinked and is ours.
                 Ok(Datagram::Taken(unsafe { Skb::from_raw(skb) }))
             }
             // INVARIANT: A reference of ours to an skb that stays queued.
@@ -400,13 +420,11 @@ impl IoGuard<'_> {
     /// own). The reader lock excludes every handle of a queued skb.
     pub(crate) fn purge_rcvq(self, on_embryo: impl FnMut(ARef<Sock>)) {
         let sk = self.sk;
-        // No out-of-band mark may outlive its skb.
-        if sk.has_oob() {
-            sk.clear_oob();
-        }
         PrivateSkbs::with(|list| {
             {
                 let _q = sk.rcvq_lock();
+                // No out-of-band mark may outlive its skb: cleared with the splice.
+                sk.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
                 // SAFETY: The queue's lock is held; `list` is private to this call.
                 unsafe {
                     bindings::afunix_skb_queue_splice_tail_init(sk.rcvq_ptr(), list.as_ptr())
@@ -559,6 +577,7 @@ impl<'g> QueuedSkb<'g> {
         // SAFETY: `p` is queued on this socket's receive queue (type invariant), whose
         // lock is held, and no one else unlinks it.
         unsafe { bindings::afunix_skb_unlink_locked(p, self.sk.receive_queue()) };
+        self.sk.forget_mark(p);
         drop(q);
         // SAFETY: Unlinked above: ours alone.
         unsafe { bindings::consume_skb(p) };
@@ -629,10 +648,10 @@ impl<'g> QueueCursor<'g> {
         self.cur = self.next_of(p.as_ptr());
         // SAFETY: The queue lock is held and `p` is queued on it; once unlinked, this is
         // the skb's only owner (no handle of it is left: they borrow `self`).
-        unsafe {
-            bindings::afunix_skb_unlink_locked(p.as_ptr(), self.sk.receive_queue());
-            Some(Skb::from_raw(p))
-        }
+        unsafe { bindings::afunix_skb_unlink_locked(p.as_ptr(), self.sk.receive_queue()) };
+        self.sk.forget_mark(p.as_ptr());
+        // SAFETY: Unlinked above: ours.
+        Some(unsafe { Skb::from_raw(p) })
     }
 
     /// Unlinks the skb before the cursor if `pred` accepts it; the caller owns it.
@@ -650,10 +669,10 @@ impl<'g> QueueCursor<'g> {
             return None;
         }
         // SAFETY: As in `remove_current`.
-        unsafe {
-            bindings::afunix_skb_unlink_locked(prev.as_ptr(), self.sk.receive_queue());
-            Some(Skb::from_raw(prev))
-        }
+        unsafe { bindings::afunix_skb_unlink_locked(prev.as_ptr(), self.sk.receive_queue()) };
+        self.sk.forget_mark(prev.as_ptr());
+        // SAFETY: Unlinked above: ours.
+        Some(unsafe { Skb::from_raw(prev) })
     }
 
     /// Drops the queue lock; a handle of the skb at the cursor, if any (it stays
@@ -708,7 +727,7 @@ impl Datagram<'_> {
 /// `skb` is a reference of ours to a valid skb.
 pub(crate) struct PeekedSkb<'g> {
     skb: NonNull<bindings::sk_buff>,
-    _io: PhantomData<&'g ()>,
+    _io: PhantomData<&'g mut ()>,
 }
 
 impl Drop for PeekedSkb<'_> {

@@ -183,7 +183,7 @@ impl Skb {
 
     /// The one-byte skb that carries `embryo` to a listener, charged to the embryo
     /// (`sock_wmalloc(newsk, 1, 0, GFP_KERNEL)`).
-    pub(crate) fn embryo_carrier(embryo: &Sock) -> Result<Skb> {
+    pub(super) fn embryo_carrier(embryo: &Sock) -> Result<Skb> {
         // SAFETY: `embryo` is a live socket; process context, no locks held.
         let skb = unsafe { bindings::afunix_embryo_skb(embryo.as_ptr()) };
         let skb = NonNull::new(skb).ok_or(kernel::error::code::ENOMEM)?;
@@ -488,10 +488,9 @@ impl SkbView {
         pipe: &Pipe,
         len: usize,
     ) -> Result<usize> {
-        let len = u32::try_from(len).unwrap_or(u32::MAX);
-        // SAFETY: The skb is valid and holds `offset + len` bytes (callers clamp
-        // `len`); `sk` is the socket it is queued on; `pipe` is the pipe of the current
-        // `splice_read` call.
+        let len = self.check_range(offset, len)?;
+        // SAFETY: The skb is valid and holds `offset + len` bytes (checked); `sk` is a
+        // live socket; `pipe` is the pipe of the current `splice_read` call.
         let r = unsafe {
             bindings::skb_splice_bits(
                 self.as_ptr(),
@@ -508,11 +507,24 @@ impl SkbView {
 
     /// Copies `len` bytes from `offset` into `msg` (`skb_copy_datagram_msg()`).
     pub(crate) fn copy_to_msg(&self, offset: u32, msg: &mut Msg, len: usize) -> Result {
+        let len = self.check_range(offset, len)?;
         let iter = msg.iter();
-        // SAFETY: The skb is valid and holds `offset + len` bytes (callers clamp `len`).
+        // SAFETY: The skb is valid and holds `offset + len` bytes (checked), both below
+        // `i32::MAX`.
         to_result(unsafe {
             bindings::skb_copy_datagram_iter(self.as_ptr(), offset as c_int, iter, len as c_int)
         })
+    }
+
+    /// `len` as a `u32`, if the `len` bytes from `offset` are within the skb's published
+    /// length and its offsets fit C's `int`; else `EFAULT`, as a bad copy would give.
+    fn check_range(&self, offset: u32, len: usize) -> Result<u32> {
+        let len = u32::try_from(len).map_err(|_| kernel::error::code::EFAULT)?;
+        let end = offset.checked_add(len).ok_or(kernel::error::code::EFAULT)?;
+        if end > self.len() || end > i32::MAX as u32 {
+            return Err(kernel::error::code::EFAULT);
+        }
+        Ok(len)
     }
 }
 

@@ -13,7 +13,7 @@ impl Sock {
         let mut timeo = self.rcvtimeo(nonblock);
         loop {
             let got = {
-                let io = self.io_lock();
+                let mut io = self.io_lock();
                 let mut skip = 0;
                 let got = match io.try_recv_datagram(MsgFlags::NONE, &mut skip) {
                     Ok(Datagram::Taken(skb)) => Ok(skb),
@@ -164,8 +164,12 @@ impl Socket {
 
     /// Sets `sock->state` (`SS_CONNECTED` etc.).
     pub(crate) fn set_connected(&self) {
-        // SAFETY: The socket core serialises ops on one `struct socket` for this field.
-        unsafe { (*self.0.get()).state = bindings::socket_state_SS_CONNECTED };
+        // SAFETY: A field of a live socket; `WRITE_ONCE`, as two calls on one socket
+        // (connect and accept) may race on it, as in AF_UNIX.
+        unsafe {
+            ptr::addr_of_mut!((*self.0.get()).state)
+                .write_volatile(bindings::socket_state_SS_CONNECTED)
+        };
     }
 
     /// The raw `struct socket`.

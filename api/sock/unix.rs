@@ -249,7 +249,7 @@ impl Sock {
     /// Allocates an embryo for a connection to a listener: a socket of `self`'s netns,
     /// type, protocol and hooks, with no `struct socket` (`unix_create1(net, NULL, ..)`).
     /// The returned reference is the one `sk_alloc` gives.
-    pub(crate) fn alloc_embryo(&self) -> Result<Embryo> {
+    pub(crate) fn alloc_embryo(&self) -> Result<BareEmbryo> {
         let p = self.as_ptr();
         // SAFETY: `self` is a live socket of this family: its netns, protocol (the
         // module's registered `struct proto`, with the size of `UnixSock`)
@@ -281,7 +281,7 @@ impl Sock {
         };
         // SAFETY: `sk_alloc` gave us a reference to this new socket of this family.
         // INVARIANT: No one else has it yet.
-        Ok(Embryo(unsafe {
+        Ok(BareEmbryo(unsafe {
             ARef::from_raw(NonNull::new_unchecked(sk.cast()))
         }))
     }
@@ -581,7 +581,7 @@ impl Sock {
     /// embryo), under RCU: of another task's socket too, which its release may be
     /// orphaning meanwhile.
     #[inline]
-    pub(super) fn with_socket_rcu<R>(&self, f: impl FnOnce(Option<&Socket>) -> R) -> R {
+    pub(in crate::api) fn with_socket_rcu<R>(&self, f: impl FnOnce(Option<&Socket>) -> R) -> R {
         let _rcu = RcuReadGuard::new();
         // SAFETY: A `READ_ONCE` of a pointer field of a live socket.
         let sock = unsafe { ptr::addr_of!((*self.as_ptr()).sk_socket).read_volatile() };
@@ -606,7 +606,10 @@ impl Sock {
         self.with_socket_rcu(|s| {
             // SAFETY: The inode of a `struct socket` valid under RCU (see above) is the
             // same allocation.
-            s.map(|s| unsafe { (*bindings::afunix_sock_inode(s.as_ptr())).i_mode })
+            // (`READ_ONCE`: `fchmod` may change it meanwhile.)
+            s.map(|s| unsafe {
+                ptr::addr_of!((*bindings::afunix_sock_inode(s.as_ptr())).i_mode).read_volatile()
+            })
         })
     }
 
@@ -957,19 +960,6 @@ impl Sock {
             } else {
                 bindings::afunix_clear_waitdata(self.as_ptr());
             }
-        }
-    }
-
-    /// Records the calling task as the peer credentials (`SO_PEERCRED`).
-    ///
-    /// Called once per socket, before it is visible to others (socketpair, embryo).
-    pub(crate) fn init_peercred(&self) {
-        let p = self.as_ptr();
-        // SAFETY: `self` is a live socket that no one else sees yet; the old pid/cred
-        // are NULL (fresh socket), and `__sk_destruct` puts the new ones.
-        unsafe {
-            (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
-            (*p).sk_peer_cred = bindings::afunix_get_current_cred();
         }
     }
 
