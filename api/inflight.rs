@@ -17,7 +17,7 @@ use crate::api::sock::{QueuedSkb, SkState, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
 use core::pin::Pin;
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::alloc::{flags::GFP_KERNEL, KBox, KVVec};
 use kernel::error::Result;
 use kernel::init::{InPlaceInit, PinInit};
@@ -57,19 +57,50 @@ pub(crate) struct InflightList {
 // SAFETY: The list is only used under the collector's lock, from any thread.
 unsafe impl Send for InflightList {}
 
+impl Drop for InflightList {
+    fn drop(&mut self) {
+        let head = self.head.get();
+        // SAFETY: The list is initialised (type invariant) and ours (`&mut self`): every
+        // socket left on it is unlinked and counted out, so none points at the freed
+        // head.
+        unsafe {
+            loop {
+                let pos = (*head).next;
+                if pos == head {
+                    break;
+                }
+                bindings::afunix_list_del(pos);
+                (*Self::fields(Self::sock_of(pos))).inflight = 0;
+            }
+        }
+        LIST_EXISTS.store(false, Ordering::Release);
+    }
+}
+
 /// The index of a socket that is not a candidate of the collector's run.
 pub(crate) const NOT_CANDIDATE: u32 = u32::MAX;
 
+/// Whether the one [`InflightList`] exists: a second would pass for the proof that the
+/// collector's lock is held.
+static LIST_EXISTS: AtomicBool = AtomicBool::new(false);
+
 impl InflightList {
-    /// An empty list.
+    /// The empty list, once (`EBUSY` while it exists).
     pub(crate) fn new() -> Result<InflightList> {
+        if LIST_EXISTS
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return Err(EBUSY);
+        }
         let head = KBox::pin_init(
             Opaque::ffi_init(|p| {
                 // SAFETY: `p` is the head's storage, initialised here.
                 unsafe { bindings::afunix_list_init(p) }
             }),
             GFP_KERNEL,
-        )?;
+        )
+        .inspect_err(|_| LIST_EXISTS.store(false, Ordering::Release))?;
         // INVARIANT: Initialised, empty.
         Ok(InflightList { head })
     }
@@ -119,6 +150,10 @@ impl InflightList {
 
     /// All references to the file of `sk`, a socket in flight (`file_count()`).
     pub(crate) fn file_refs(&self, sk: &Sock) -> usize {
+        // Only a socket in flight is known to keep its `struct socket` (below).
+        if self.inflight(sk) == 0 {
+            return usize::MAX;
+        }
         // SAFETY: A socket in flight has its `struct socket` and file, held by a list
         // in flight, which cannot leave flight while the lock (`&self`) is held.
         unsafe {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // hole: any socket put on the collector's list, whose file no list in flight holds:
-// freed while linked, walked by `iter()`/`pick_front`; `file_refs` of a socket not in
-// flight follows its `struct socket` without RCU
+// freed while linked, walked by `iter()`/`pick_front` (`file_refs` of a socket not in
+// flight now answers `usize::MAX`)
 // rule: (none yet)
 // expect: none
 
