@@ -195,8 +195,15 @@ impl StateGuard<'_> {
 
     /// Moves the socket to `new`, writing `sk_state` and `unix_sock::peer` with it
     /// (`WRITE_ONCE`: both are read without the lock); returns the old state, to drop
-    /// (with its peer reference) after unlocking.
+    /// (with its peer reference) after unlocking. The socket's relay leaves the old
+    /// peer's `peer_wait`, if it is there: that peer's reference, which kept the queue
+    /// alive, goes with the old state.
     pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
+        if let Some(old) = self.peer() {
+            if !new.peer().is_some_and(|p| ptr::eq(p, old)) {
+                old.lock_peer_wait().unhook_relay(self.sk);
+            }
+        }
         // SAFETY: The state lock is held (type invariant).
         unsafe { self.sk.write_conn(new) }
     }

@@ -442,7 +442,10 @@ impl Sock {
                 drop(e);
             })
         };
-        // Release left it unconnected; a peer left (none should be) is put here.
+        // Release left it unconnected, its relay unhooked (`StateGuard::set_conn`); a
+        // peer left (none should be) is put here.
+        // SAFETY: As above: no one else reaches the socket.
+        debug_assert!(unsafe { (*self.peer_wake_entry()).private.is_null() });
         // SAFETY: As above: no one else reaches the socket.
         drop(unsafe { self.write_conn(Conn::Unconnected) });
         // SAFETY: As above.
