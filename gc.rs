@@ -40,7 +40,9 @@
 //! `MSG_PEEK` safe here (AF_UNIX's "Give up GC if MSG_PEEK intervened").
 //!
 //! The run's scratch space (candidates, edges, the work list) is kept from one run to
-//! the next ([`Scratch`]), grown outside the lock to the counts read under it.
+//! the next ([`Scratch`]), grown outside the lock to the counts read under it. Counts
+//! that grew meanwhile (a sender streaming fds) make the run grow it to twice them and
+//! retry: a run never gives up to senders, only to an allocation failure.
 //!
 //! Runs are queued on the module's workqueue when a socket of this family is released
 //! while fds are in flight, or by a sender when more than 16000 sockets' references
@@ -72,7 +74,7 @@ use crate::api::sync::SpinLock;
 use crate::files::{FdList, Fds, SCM_MAX_FD};
 use crate::scm::{self, Kuid};
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use kernel::alloc::{flags::GFP_KERNEL, flags::GFP_NOWAIT, KVVec};
+use kernel::alloc::{flags::__GFP_NOWARN, flags::GFP_KERNEL, flags::GFP_NOWAIT, KVVec};
 use kernel::prelude::*;
 use kernel::rbtree::{RBTree, RBTreeNodeReservation};
 use kernel::sync::{new_mutex, Arc, ArcBorrow, Mutex};
@@ -193,10 +195,11 @@ struct Scratch {
 /// is given back first.
 fn fit<T: Copy>(v: &mut KVVec<T>, n: usize) -> Result {
     empty(v);
-    if v.capacity() > 4 * n.max(1024) {
+    if v.capacity() > n.max(1024).saturating_mul(4) {
         *v = KVVec::new();
     }
-    v.reserve(n, GFP_KERNEL)?;
+    // A failure is handled (the run ends): no warning for a size kvmalloc refuses.
+    v.reserve(n, GFP_KERNEL | __GFP_NOWARN)?;
     Ok(())
 }
 
@@ -429,38 +432,50 @@ struct Cand {
 
 impl Gc {
     /// One collection: the scratch space is made large enough before the lock, for
-    /// the counts read under it (a run that finds more than it has room for starts
-    /// over).
+    /// the counts read under it; a run that finds more than it has room for grows it
+    /// and starts over, until it fits or an allocation fails.
     fn collect(&self) {
         let mut s = self.scratch.lock();
         let s = &mut *s;
+        // Without memory the run ends, garbage left to a later run. AF_UNIX's run needs
+        // none: it allocates at the send (an fd list's graph, the send fails ENOMEM).
+        let Ok(hit) = SkbList::new() else {
+            return;
+        };
         // Sized from the counts read in a first, short hold of the lock: usually still
         // right when the lock is taken again for the run.
         let (mut n, mut e) = {
             let g = self.state.lock();
             (g.nsocks, g.total)
         };
-        for _ in 0..4 {
+        loop {
             if fit(&mut s.cands, n).is_err()
                 || fit(&mut s.edges, e).is_err()
                 || fit(&mut s.work, n).is_err()
             {
                 return;
             }
-            let Ok(hit) = SkbList::new() else {
-                return;
-            };
+            // The room there is (a past run's may be more than asked for).
+            let room = s.cands.capacity().min(s.work.capacity());
+            let room_e = s.edges.capacity();
             let mut g = self.state.lock();
-            if g.nsocks > n || g.total > e {
-                n = g.nsocks;
-                e = g.total;
-                continue;
+            if g.nsocks <= room && g.total <= room_e {
+                analyse(&mut g.list, &mut s.cands, &mut s.edges, &mut s.work, &hit);
+                drop(g);
+                // Frees the garbage's skbs: their fds leave flight and their files are
+                // put.
+                drop(hit);
+                return;
             }
-            analyse(&mut g.list, &mut s.cands, &mut s.edges, &mut s.work, &hit);
-            drop(g);
-            // Frees the garbage's skbs: their fds leave flight and their files are put.
-            drop(hit);
-            return;
+            // Outgrown while allocating: room for twice the counts seen, so each retry
+            // at least doubles the room of `n` or `e`. kvmalloc refuses over INT_MAX
+            // bytes: within about 60 retries it fits, or an allocation fails (the end).
+            if g.nsocks > room {
+                n = g.nsocks.saturating_mul(2);
+            }
+            if g.total > room_e {
+                e = g.total.saturating_mul(2);
+            }
         }
     }
 }

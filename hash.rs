@@ -63,7 +63,7 @@ use crate::api::sysctl::NetSysctls;
 use crate::api::workqueue;
 use crate::resize::{self, Resizable, ABS_MAX_BITS, HASH_BITS, HASH_SIZE};
 use core::ops::Deref;
-use core::sync::atomic::{fence, AtomicBool, AtomicI32, Ordering};
+use core::sync::atomic::{fence, AtomicI32, Ordering};
 use kernel::alloc::{flags, KVBox};
 use kernel::error::{code::EINVAL, Result};
 use kernel::init::pin_init_array_from_fn;
@@ -247,11 +247,9 @@ pub(crate) struct NetTable {
     b: Pin<KVBox<Buckets>>,
     /// The key of the name hash, random per table.
     seed: HashKey,
-    /// The resize work item ([`crate::resize`]).
+    /// The resize work item ([`crate::resize`]); disabled at netns exit.
     #[pin]
     resize: Work<NetTable>,
-    /// Set at netns exit: the resize does not queue itself again.
-    pub(crate) exiting: AtomicBool,
     /// Per socket type (STREAM, DGRAM, SEQPACKET), the autobind names known taken
     /// (a bit per name, set while a socket of that type is known to hold the name: set
     /// and cleared under the name's bucket lock, read without a lock by the search, for
@@ -297,7 +295,6 @@ impl NetTable {
             b,
             seed,
             resize <- kernel::new_work!("rust_afunix:resize"),
-            exiting: AtomicBool::new(false),
             autobind: [OnceBox::new(), OnceBox::new(), OnceBox::new()],
             sysctls: NetSysctls::new(),
             stream_coalesce: AtomicI32::new(0),
@@ -414,9 +411,6 @@ impl<'a> TableRef<'a> {
 
     /// Queues the resize work item on the module's queue (unless queued already).
     fn queue_resize(self) {
-        if self.exiting.load(Ordering::Relaxed) {
-            return;
-        }
         // The count is not zero: the netns holds a reference until its exit, which
         // cannot come while the caller's socket pins the netns.
         let this = self.0.to_arc();
@@ -431,13 +425,10 @@ impl WorkItem for NetTable {
     type Pointer = Arc<NetTable>;
 
     fn run(t: Arc<NetTable>) {
-        // The netns is going: its table is empty and will be freed.
-        if t.exiting.load(Ordering::Relaxed) {
-            return;
-        }
-        if resize::resize_once(t.abstract_half()) && !t.exiting.load(Ordering::Relaxed) {
+        if resize::resize_once(t.abstract_half()) {
             if let Some(q) = workqueue::queue() {
-                // The reference of this run goes to the next one.
+                // The reference of this run goes to the next one (back to this run if
+                // the netns's exit disabled the work item: then dropped).
                 let _ = q.enqueue(t);
             }
         }

@@ -5,7 +5,7 @@
 //! Each netns has a [`NetTable`] (its name table, sysctls and autobind maps), made at
 //! the netns's init by [`crate::api::pernet`]'s adapter, which also registers the
 //! sysctls `net.rust_afunix.*` and `/proc/net/rust_afunix` ([`ProcNet`]). At netns exit
-//! the resize work item is flushed, then the table is dropped.
+//! the table's resize work item is cancelled and disabled, then the table is dropped.
 
 #![deny(unsafe_code)]
 
@@ -14,10 +14,10 @@ use crate::api::sysctl::{NetSysctls, SYSCTLS};
 use crate::api::workqueue;
 use crate::hash::{self, NetTable};
 use crate::proc::ProcNet;
-use core::sync::atomic::{AtomicI32, Ordering};
+use core::sync::atomic::AtomicI32;
 use kernel::error::{code::EINVAL, Result};
 use kernel::prelude::*;
-use kernel::sync::Arc;
+use kernel::sync::{Arc, ArcBorrow};
 
 #[vtable]
 impl pernet::Operations for NetTable {
@@ -41,12 +41,11 @@ impl pernet::Operations for NetTable {
         ])
     }
 
-    fn exit(&self) {
-        self.exiting.store(true, Ordering::SeqCst);
-        // Twice: a resize running during the first flush may have queued one more before
-        // it saw `exiting`; that one runs within the second and queues nothing.
-        for _ in 0..2 {
-            workqueue::flush();
-        }
+    fn exit(this: ArcBorrow<'_, Self>) {
+        // Only this netns's resize: cancelled if queued, waited for if running, and
+        // disabled, so that the run cannot requeue itself. The global pathname table's
+        // resize is not waited for: it holds its own reference and moves only linked
+        // sockets, and none of this netns is left.
+        workqueue::disable_sync(this);
     }
 }

@@ -22,7 +22,7 @@ use core::ptr;
 use core::sync::atomic::AtomicI32;
 use kernel::error::{from_result, to_result, Result};
 use kernel::prelude::*;
-use kernel::sync::Arc;
+use kernel::sync::{Arc, ArcBorrow};
 
 /// The module's `pernet_operations`, and what the netns's sysctls and `/proc` file show.
 #[vtable]
@@ -42,7 +42,7 @@ pub(crate) trait Operations: Send + Sync + Sized + 'static {
 
     /// The netns goes (`pernet_operations::exit`): called after its sysctls and `/proc`
     /// file are gone (no socket is left), before the storage's reference is dropped.
-    fn exit(&self);
+    fn exit(this: ArcBorrow<'_, Self>);
 }
 
 /// The trampolines of `T`'s `pernet_operations`.
@@ -94,7 +94,9 @@ impl<T: Operations> Adapter<T> {
         // SAFETY: Made by the init; removing it waits for its readers.
         unsafe { seq::proc_remove(net) };
         t.sysctls().unregister();
-        T::exit(t);
+        // SAFETY: From `Arc::into_raw` in the init; that reference is dropped only below,
+        // after the borrow, and no `UniqueArc` of it exists.
+        T::exit(unsafe { ArcBorrow::from_raw(raw) });
         // SAFETY: `slot` is this netns's storage; no socket, /proc reader or sysctl is
         // left to read it.
         unsafe { *slot = ptr::null() };

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The module's workqueue: the table resizes and the collector's runs.
+//! The module's workqueue: the table resizes and the collector's runs; and the
+//! disabling of one work item (a netns's resize, at its exit).
 
 use crate::api::bindings;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::{code::ENOMEM, Result};
-use kernel::workqueue::Queue;
+use kernel::sync::{Arc, ArcBorrow};
+use kernel::workqueue::{HasWork, Queue, Work, WorkItem};
 
 /// The module's workqueue, while the module is loaded.
 static QUEUE: AtomicPtr<bindings::workqueue_struct> = AtomicPtr::new(ptr::null_mut());
@@ -68,15 +70,29 @@ pub(crate) fn queue() -> Option<&'static Queue> {
     Some(unsafe { Queue::from_raw(q.cast()) })
 }
 
-/// Waits for the work items queued on the module's workqueue so far
-/// (`flush_workqueue`); none if the queue is gone. May sleep: not from a work item of
-/// the queue.
-pub(crate) fn flush() {
-    let q = QUEUE.load(Ordering::Acquire);
-    if !q.is_null() {
-        // SAFETY: A published queue is alive: it is withdrawn and destroyed only at
-        // unload, after the pernet operations (the callers) are unregistered. Flushing
-        // from process context is allowed.
-        unsafe { bindings::__flush_workqueue(q) };
+/// Cancels `item`'s pending run, waits for a running one, and disables its work item
+/// for good: every later queueing fails (`disable_work_sync`), so a run cannot requeue
+/// it meanwhile. For an item that is going. May sleep: not from that work item's run.
+pub(crate) fn disable_sync<T, const ID: u64>(item: ArcBorrow<'_, T>)
+where
+    T: WorkItem<ID, Pointer = Arc<T>> + HasWork<T, ID>,
+{
+    // A reference of our own, as a raw pointer as `Arc`'s enqueue makes it: the queue's
+    // (if pending) is then never the last one.
+    let raw = Arc::into_raw(Arc::<T>::from(item));
+    // SAFETY: `raw` points at a live `T` (the reference above); `raw_get_work` gives its
+    // `Work<T, ID>` field (`HasWork`'s contract), initialised with it.
+    let work = unsafe { Work::raw_get(T::raw_get_work(raw.cast_mut())) };
+    // SAFETY: `work` is an initialised `work_struct`, alive while `raw`'s reference is
+    // held; a work item may be disabled from process context whether queued or not.
+    let pending = unsafe { kernel::bindings::disable_work_sync(work) };
+    // SAFETY: From `Arc::into_raw` above; this takes that reference back.
+    drop(unsafe { Arc::from_raw(raw) });
+    if pending {
+        // SAFETY: The work item of `T` is queued only by `Arc<T>`'s enqueue (its only
+        // `WorkItem` pointer type), which gives the queue a reference from
+        // `Arc::into_raw` of this `T`, taken back by the run. The run was cancelled:
+        // that reference is ours.
+        drop(unsafe { Arc::from_raw(raw) });
     }
 }

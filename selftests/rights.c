@@ -15,6 +15,7 @@
  */
 #include "common.h"
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/resource.h>
 
 #include "kselftest_harness.h"
@@ -642,6 +643,79 @@ TEST_F_TIMEOUT(rights, reachable_survives, 120)
 	close(y[1]);
 	close_pair(self->sv);
 	EXPECT_EQ(0, wait_sockets(variant->ours, 0));
+}
+
+/* A sender that streams fds: the fd of `held` over sv[1] to sv[0], and back. */
+struct streamer {
+	int family;
+	int sv[2];
+	int held;
+	int stop;
+	int err;		/* 0, or the step that failed */
+	long batches;
+};
+
+static void *streamer_main(void *p)
+{
+	static struct got g;
+	struct streamer *st = p;
+	int fds[253], i;
+
+	for (i = 0; i < 253; i++)
+		fds[i] = st->held;
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+		/* 4 × 253 references in flight, then none: the counts move all the time */
+		for (i = 0; i < 4; i++)
+			if (send_fds(st->sv[1], "s", 1, fds, 253, 0)) {
+				st->err = 1;
+				return NULL;
+			}
+		for (i = 0; i < 4; i++) {
+			recv_fds(st->sv[0], &g, 10, 0, CMSG_SPACE(253 * sizeof(int)));
+			if (g.n != 1 || g.nfds != 253) {
+				st->err = 2;
+				return NULL;
+			}
+			close_got(&g);
+		}
+		st->batches++;
+	}
+	return NULL;
+}
+
+/*
+ * The collector against a sender streaming fds (issue 35): a thread keeps sending a
+ * held socket's fd, 253 to a message, 4 messages then receives them, so the counts of
+ * references in flight change under every run; meanwhile 40 garbage cycles (a pair's
+ * first end in its own queue, closed) are made one by one, each collected by the run
+ * its release starts: the family's sockets in the test's netns go back to the
+ * streamer's 3 each time. A run that gave up to the sender would leave the cycle.
+ */
+TEST_F_TIMEOUT(rights, cycles_while_streaming, 120)
+{
+	struct streamer st = { .family = self->family };
+	pthread_t th;
+	int r, c[2];
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNET));
+	ASSERT_EQ(0, socketpair(self->family, SOCK_DGRAM, 0, st.sv));
+	st.held = socket(self->family, SOCK_DGRAM, 0);
+	ASSERT_LE(0, st.held);
+	ASSERT_EQ(0, pthread_create(&th, NULL, streamer_main, &st));
+	for (r = 0; r < 40; r++) {
+		ASSERT_EQ(0, socketpair(self->family, types[r % 3], 0, c));
+		EXPECT_EQ(0, send_fd(c[1], "g", c[0]));
+		close(c[0]);
+		close(c[1]);
+		EXPECT_EQ(0, wait_sockets(variant->ours, 3)) TH_LOG("round %d", r);
+	}
+	__atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(0, st.err);
+	EXPECT_LT(0, st.batches);
+	close(st.held);
+	close_pair(st.sv);
+	EXPECT_EQ(0, wait_no_sockets(variant->ours));
 }
 
 /* A listener (autobound) in l[0] and a client connected to it in l[1]; 0 or -1. */
