@@ -760,16 +760,8 @@ pub(crate) fn stream_sendmsg(sk: &Sock, m: &mut Msg, len: usize) -> Result<usize
                 .saturating_sub(max_head0)
                 .next_multiple_of(PAGE_SIZE)
                 .min(size);
-            Skb::alloc_from_msg::<DataSkb>(
-                sk,
-                m,
-                size,
-                data_len,
-                nonblock,
-                order,
-                prepare,
-            )
-            .map(|skb| (skb, size))
+            Skb::alloc_from_msg::<DataSkb>(sk, m, size, data_len, nonblock, order, prepare)
+                .map(|skb| (skb, size))
         };
         let (skb, size) = match made {
             Ok(made) => made,
