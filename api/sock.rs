@@ -300,10 +300,11 @@ pub(crate) struct SkbCb {
     pub(crate) fp_uid: bindings::kuid_t,
     /// The sender's LSM security id (AF_UNIX's `UNIXCB(skb).secid`), 0 without one.
     pub(crate) secid: u32,
-    /// Not 0: no coalesced write may be appended to the skb (it was queued with fds,
-    /// or as the out-of-band byte: both are boundaries a read stops at). Written
-    /// before the skb is queued, never after.
-    pub(crate) sealed: u32,
+    /// Not 0: coalesced writes may be appended to the skb, which one made
+    /// ([`Skb::alloc_from_bytes`]): linear, without fds, not the out-of-band byte (both
+    /// are boundaries a read stops at). Set before the skb is queued; cleared by its
+    /// reader under the state lock ([`IoGuard::close_to_appends`]).
+    pub(crate) open: u32,
 }
 
 // The module's part must fit in the skb's control block.
@@ -1246,8 +1247,6 @@ impl Sock {
         let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
         if fds != 0 {
             self.nr_fds().fetch_add(fds, Ordering::Relaxed);
-            // SAFETY: We own the skb, not queued yet: no one else reads its `cb`.
-            unsafe { (*skb.view().cb()).sealed = 1 };
         }
         let q = self.rcvq_lock();
         // SAFETY: The queue's lock is held; the queue takes over the skb.
@@ -1739,9 +1738,6 @@ impl StateGuard<'_> {
         if fds != 0 {
             self.sk.nr_fds().fetch_add(fds, Ordering::Relaxed);
         }
-        // SAFETY: We own the skb, not queued yet: no one else reads its `cb`. An
-        // out-of-band byte stays a boundary after it is read (`manage_oob()`).
-        unsafe { (*skb.view().cb()).sealed = 1 };
         let q = self.sk.rcvq_lock();
         let p = skb.into_raw();
         self.sk.oob_slot().store(p, Ordering::Relaxed);
@@ -1752,10 +1748,10 @@ impl StateGuard<'_> {
 
     /// Appends `data` to the last skb of this socket's receive queue, a stream write
     /// of `from`'s coalesced into the skb before it (`net.rust_afunix.stream_coalesce`),
-    /// if that skb was sent by `from`, was queued without fds and not as an
-    /// out-of-band byte (`sealed`), is linear and not cloned with room for `data` in
-    /// its tail, and `same` accepts it (the protocol's checks: credentials, security
-    /// id). Returns whether it appended; the caller wakes the reader.
+    /// if that skb was sent by `from`, is `open` (made by such a write: linear, no fds,
+    /// not the out-of-band byte, and not being spliced), not cloned, with room for
+    /// `data` in its tail, and `same` accepts it (the protocol's checks: credentials,
+    /// security id). Returns whether it appended; the caller wakes the reader.
     ///
     /// The skb's `truesize`, charged to `from` when it was made, does not change: the
     /// tail room was part of it. A reader may be copying from the same skb meanwhile
@@ -1768,7 +1764,9 @@ impl StateGuard<'_> {
     /// (held here), the purge of a released socket after it is marked dead under the
     /// state lock (checked by the caller), and the collector's under the queue lock.
     /// Only fields written before the skb was queued are read here (not `fp`, which a
-    /// reader takes out).
+    /// reader takes out), and `open`, which its reader clears under the state lock.
+    /// Readers read no `tail`, and no `len` but through [`SkbView::len`] (an open
+    /// skb's bytes are copied by [`SkbView::copy_to_msg`] without the C routine).
     pub(crate) fn append_to_tail(
         &mut self,
         from: &Sock,
@@ -1781,9 +1779,10 @@ impl StateGuard<'_> {
         let _q = self.sk.rcvq_lock();
         // SAFETY: The queue lock is held: the tail stays queued, and valid, while it is
         // read and appended to. Its `cb` is the module's (a data skb of a stream
-        // socket's queue); `sealed`, `embryo` and the credentials and security id
-        // `same` reads were written before it was queued; `sk` is only compared. Only
-        // appends, under this lock, write `tail` and `len` of a queued stream skb.
+        // socket's queue, or an embryo's, never open); `open` (see above) and the
+        // credentials and security id `same` reads were written before it was queued;
+        // `sk` is only compared. Only appends, under this lock, write `tail` and `len`
+        // of a queued stream skb.
         unsafe {
             let p = bindings::afunix_rcvq_peek_tail(self.sk.as_ptr());
             if p.is_null() {
@@ -1791,9 +1790,7 @@ impl StateGuard<'_> {
             }
             let view = SkbView::from_raw(p);
             if bindings::afunix_skb_sock(p) != from.as_ptr()
-                || (*view.cb()).sealed != 0
-                || (*view.cb()).embryo != 0
-                || (*p).data_len != 0
+                || (*view.cb()).open == 0
                 || bindings::afunix_skb_cloned(p) != 0
                 || bindings::afunix_skb_tailroom(p) < n
                 || !same(view)
@@ -1801,8 +1798,8 @@ impl StateGuard<'_> {
                 return false;
             }
             // `n` bytes of tail room (checked) past the length any reader has seen;
-            // `data` is `n` readable bytes. Then `skb_put()`'s updates, the length
-            // last, released after the bytes.
+            // `data` is `n` readable bytes. Then `skb_put()`'s updates (`tail`, read
+            // only by appends; the length last, released after the bytes).
             ptr::copy_nonoverlapping(
                 data.as_ptr(),
                 bindings::afunix_skb_tail_pointer(p),
@@ -1903,6 +1900,20 @@ impl<'a> IoGuard<'a> {
         drop(q);
         // SAFETY: Unlinked above: ours alone.
         unsafe { bindings::consume_skb(p) };
+    }
+
+    /// Closes `skb` (from [`IoGuard::peek`]) to coalesced writes
+    /// ([`StateGuard::append_to_tail`]), which check under the state lock `state`
+    /// (this socket's) whether it is `open`.
+    pub(crate) fn close_to_appends(&self, state: &StateGuard<'_>, skb: &QueuedSkb<'_>) {
+        if !ptr::eq(state.sock(), self.sk) {
+            return;
+        }
+        // SAFETY: `skb` is queued on this socket (from `peek` under this guard), valid
+        // while it is; its `cb` is the module's. `open` is written after queueing only
+        // here, under the state lock, which appends hold to read it; the other reader
+        // of it, `copy_to_msg`, runs under this reader lock.
+        unsafe { (*skb.cb()).open = 0 };
     }
 
     /// Takes the lock of the receive queue, for the out-of-band bookkeeping of a stream
@@ -2183,7 +2194,8 @@ impl Skb {
 
     /// Allocates a linear skb charged to `sk`'s send buffer, waiting for room unless
     /// `nonblock`, calls `prepare` on it, and copies `data` into it: a stream write
-    /// already copied from the caller (`net.rust_afunix.stream_coalesce`).
+    /// already copied from the caller (`net.rust_afunix.stream_coalesce`), to which
+    /// later ones may be appended (`open`).
     pub(crate) fn alloc_from_bytes<D: SkbDestructor>(
         sk: &Sock,
         data: &[u8],
@@ -2194,8 +2206,11 @@ impl Skb {
         let mut skb = Self::alloc_charged::<D>(sk, data.len(), 0, nonblock, 0)?;
         prepare(&mut skb)?;
         // SAFETY: The skb has `n` bytes of tail room (allocated so); `data` is `n`
-        // readable bytes.
-        unsafe { bindings::afunix_skb_put_data(skb.0.as_ptr(), data.as_ptr().cast(), n) };
+        // readable bytes. Not queued yet: its `cb` is ours alone.
+        unsafe {
+            bindings::afunix_skb_put_data(skb.0.as_ptr(), data.as_ptr().cast(), n);
+            (*skb.view().cb()).open = 1;
+        }
         Ok(skb)
     }
 
@@ -2580,7 +2595,8 @@ impl SkbView {
     }
 
     /// Moves up to `len` bytes from `offset` into `pipe` (`skb_splice_bits()`): the
-    /// bytes moved.
+    /// bytes moved. That routine reads the skb's length: a stream reader closes the skb
+    /// to appends first ([`IoGuard::close_to_appends`]).
     pub(crate) fn splice_to(
         &self,
         sk: &Sock,
@@ -2609,9 +2625,20 @@ impl SkbView {
     /// Copies `len` bytes from `offset` into `msg` (`skb_copy_datagram_msg()`).
     pub(crate) fn copy_to_msg(&self, offset: u32, msg: &mut Msg, len: usize) -> Result {
         let iter = msg.iter();
-        // SAFETY: The skb is valid and holds `offset + len` bytes (callers clamp `len`).
+        let p = self.as_ptr();
+        // SAFETY: The skb is valid and holds `offset + len` bytes (callers clamp `len`
+        // to its length as [`SkbView::len`] read it). `open` is written after the skb
+        // is queued only by the holder of its reader lock, the one caller that copies
+        // from a queued stream skb (`IoGuard::close_to_appends`).
         to_result(unsafe {
-            bindings::skb_copy_datagram_iter(self.as_ptr(), offset as c_int, iter, len as c_int)
+            // An append may write `len` meanwhile, which `skb_copy_datagram_iter()`
+            // reads: an open skb, linear, is copied without reading it (and without
+            // that routine's tracepoint, which modules cannot fire).
+            if (*self.cb()).open != 0 {
+                bindings::afunix_skb_copy_linear(p, offset as c_int, iter, len as c_int)
+            } else {
+                bindings::skb_copy_datagram_iter(p, offset as c_int, iter, len as c_int)
+            }
         })
     }
 }
