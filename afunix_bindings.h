@@ -183,6 +183,8 @@ int afunix_skb_cloned(const struct sk_buff *skb);
 void afunix_skb_put_data(struct sk_buff *skb, const void *data, unsigned int len);
 unsigned char *afunix_skb_tail_pointer(const struct sk_buff *skb);
 bool afunix_copy_from_iter_full(void *addr, size_t bytes, struct iov_iter *i);
+int afunix_skb_copy_linear(const struct sk_buff *skb, int offset, struct iov_iter *to,
+			   int len);
 unsigned int afunix_rcvq_len(struct sock *sk);
 bool afunix_signal_pending(void);
 void afunix_sigpipe(void);

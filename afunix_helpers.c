@@ -344,6 +344,22 @@ bool afunix_copy_from_iter_full(void *addr, size_t bytes, struct iov_iter *i)
 	return copy_from_iter_full(addr, bytes, i);
 }
 
+/*
+ * skb_copy_datagram_iter() of `len` bytes at `offset` of a linear skb, without
+ * reading skb->len (a coalesced write may grow it meanwhile): 0, or -EFAULT with the
+ * iterator where it was.
+ */
+int afunix_skb_copy_linear(const struct sk_buff *skb, int offset, struct iov_iter *to,
+			   int len)
+{
+	size_t n = copy_to_iter(skb->data + offset, len, to);
+
+	if (n == (size_t)len || !iov_iter_count(to))
+		return 0;
+	iov_iter_revert(to, n);
+	return -EFAULT;
+}
+
 unsigned int afunix_rcvq_len(struct sock *sk)
 {
 	return skb_queue_len_lockless(&sk->sk_receive_queue);

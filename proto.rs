@@ -865,12 +865,14 @@ fn coalescing(sk: &Sock) -> bool {
 /// A stream write of `len <= COALESCE_MAX` bytes without ancillary data, with
 /// `net.rust_afunix.stream_coalesce` on in `other`'s netns: the bytes are copied from
 /// the caller first, then appended to the last skb of `other`'s queue if it is `sk`'s,
-/// was queued without fds and not as the out-of-band byte (`sealed`), has room, and
+/// was made by such a write (`open`: no fds, not the out-of-band byte), has room, and
 /// carries the credentials and security id that a new skb of this write would (so a
 /// reader sees the same bytes, credentials and boundaries of fds and of the mark as
 /// with one skb per write). Else the write gets an skb of its own, as without the
 /// switch. The writer's own netns does not matter: its send-buffer accounting
-/// (`SIOCOUTQ`) follows its peer's switch.
+/// (`SIOCOUTQ`) follows its peer's switch. A write that fails leaves the message's
+/// iterator where it was, as AF_UNIX's (which copies after allocating): io_uring
+/// sends the same message again after `EAGAIN`.
 #[inline(never)]
 fn stream_send_small(
     sk: &Sock,
@@ -882,8 +884,19 @@ fn stream_send_small(
 ) -> Result<usize> {
     let mut buf = [0u8; COALESCE_MAX];
     let data = buf.get_mut(..len).ok_or(EINVAL)?;
-    m.copy_data(data)?;
-    let data = &*data;
+    m.copy_data_then(data, |data| send_copied(sk, other, data, scm, flags))
+}
+
+/// The rest of [`stream_send_small`], once `data` is copied from the caller.
+#[inline(always)]
+fn send_copied(
+    sk: &Sock,
+    other: &Sock,
+    data: &[u8],
+    scm: &cmsg::SendScm,
+    flags: MsgFlags,
+) -> Result<usize> {
+    let len = data.len();
     let appended = {
         let mut g = other.lock();
         // Not with the send buffer full: the write then waits (or gives `EAGAIN`) for
@@ -1125,6 +1138,14 @@ fn stream_read(
                         err = Some(e);
                         break 'redo;
                     }
+                }
+            }
+            // `skb_splice_bits()` reads the skb's length, which an append would write
+            // during the splice: appends go to a new skb from now on.
+            if let Sink::Pipe(_) = sink {
+                if let Err(e) = s.close_to_appends(&g) {
+                    err = Some(e);
+                    break 'redo;
                 }
             }
             // The copy may fault and sleep: not under the spinlock.

@@ -115,6 +115,28 @@ impl Msg {
         }
     }
 
+    /// On send: fills `buf` with the next `buf.len()` bytes of the data, as
+    /// [`Msg::copy_data`], then calls `f` with them. If `f` fails, the iterator is put
+    /// back where it was (`iov_iter_revert()`), as if nothing had been read: a caller
+    /// that sends the same message again (io_uring after `EAGAIN`) sends these bytes.
+    pub(crate) fn copy_data_then<T>(
+        &mut self,
+        buf: &mut [u8],
+        f: impl FnOnce(&[u8]) -> Result<T>,
+    ) -> Result<T> {
+        self.copy_data(buf)?;
+        let r = f(buf);
+        if r.is_err() {
+            let iter = self.iter();
+            // SAFETY: `iter` is the message's iterator, advanced by exactly `buf.len()`
+            // bytes above (`copy_from_iter_full()` succeeded) and by nothing since: `f`
+            // cannot reach `self`, borrowed here. Walking them back stays within its
+            // segments.
+            unsafe { bindings::iov_iter_revert(iter, buf.len()) };
+        }
+        r
+    }
+
     /// On send: the control data, `msg_controllen` bytes at `msg_control`, or `None`
     /// when there is none (`msg_controllen` 0). During `sendmsg` this is the socket
     /// core's kernel copy (`msg_control_is_user` false); a user pointer, or a NULL one

@@ -260,9 +260,6 @@ impl StateGuard<'_> {
         if fds != 0 {
             self.sk.nr_fds().fetch_add(fds, Ordering::Relaxed);
         }
-        // SAFETY: We own the skb, not queued yet: no one else reads its `cb`. An
-        // out-of-band byte stays a boundary after it is read (`manage_oob()`).
-        unsafe { (*skb.view().cb()).sealed = true };
         let q = self.sk.rcvq_lock();
         let p = skb.into_raw();
         self.sk.oob_slot().store(p, Ordering::Relaxed);
@@ -273,10 +270,10 @@ impl StateGuard<'_> {
 
     /// Appends `data` to the last skb of this socket's receive queue, a stream write
     /// of `from`'s coalesced into the skb before it (`net.rust_afunix.stream_coalesce`),
-    /// if that skb was sent by `from`, was queued without fds and not as an
-    /// out-of-band byte (`sealed`), is linear and not cloned with room for `data` in
-    /// its tail, and `same` accepts it (the protocol's checks: credentials, security
-    /// id). Returns whether it appended; the caller wakes the reader.
+    /// if that skb was sent by `from`, is `open` (made by such a write: linear, no fds,
+    /// not the out-of-band byte, and not being spliced), not cloned, with room for
+    /// `data` in its tail, and `same` accepts it (the protocol's checks: credentials,
+    /// security id). Returns whether it appended; the caller wakes the reader.
     ///
     /// The skb's `truesize`, charged to `from` when it was made, does not change: the
     /// tail room was part of it. A reader may be copying from the same skb meanwhile
@@ -289,7 +286,9 @@ impl StateGuard<'_> {
     /// (held here), the purge of a released socket after it is marked dead under the
     /// state lock (checked by the caller), and the collector's under the queue lock.
     /// Only fields written before the skb was queued are read here (not `fp`, which a
-    /// reader takes out).
+    /// reader takes out), and `open`, which its reader clears under the state lock.
+    /// Readers read no `tail`, and no `len` but through [`SkbView::len`] (an open
+    /// skb's bytes are copied by [`SkbView::copy_to_msg`] without the C routine).
     pub(crate) fn append_to_tail(
         &mut self,
         from: &Sock,
@@ -302,9 +301,10 @@ impl StateGuard<'_> {
         let _q = self.sk.rcvq_lock();
         // SAFETY: The queue lock is held: the tail stays queued, and valid, while it is
         // read and appended to. Its `cb` is the module's (a data skb of a stream
-        // socket's queue); `sealed`, `embryo` and the credentials and security id
-        // `same` reads were written before it was queued; `sk` is only compared. Only
-        // appends, under this lock, write `tail` and `len` of a queued stream skb.
+        // socket's queue, or an embryo's, never open); `open` (see above) and the
+        // credentials and security id `same` reads were written before it was queued;
+        // `sk` is only compared. Only appends, under this lock, write `tail` and `len`
+        // of a queued stream skb.
         unsafe {
             let p = bindings::afunix_rcvq_peek_tail(self.sk.as_ptr());
             if p.is_null() {
@@ -312,9 +312,7 @@ impl StateGuard<'_> {
             }
             let view = SkbView::from_raw(p);
             if bindings::afunix_skb_sock(p) != from.as_ptr()
-                || (*view.cb()).sealed
-                || (*view.cb()).embryo
-                || (*p).data_len != 0
+                || !(*view.cb()).open
                 || bindings::afunix_skb_cloned(p) != 0
                 || bindings::afunix_skb_tailroom(p) < n
                 || !same(view)
@@ -322,8 +320,8 @@ impl StateGuard<'_> {
                 return false;
             }
             // `n` bytes of tail room (checked) past the length any reader has seen;
-            // `data` is `n` readable bytes. Then `skb_put()`'s updates, the length
-            // last, released after the bytes.
+            // `data` is `n` readable bytes. Then `skb_put()`'s updates (`tail`, read
+            // only by appends; the length last, released after the bytes).
             ptr::copy_nonoverlapping(
                 data.as_ptr(),
                 bindings::afunix_skb_tail_pointer(p),

@@ -40,8 +40,6 @@ impl Sock {
         let fds = skb.view().fds().map_or(0, |f| f.len() as u32);
         if fds != 0 {
             self.nr_fds().fetch_add(fds, Ordering::Relaxed);
-            // SAFETY: We own the skb, not queued yet: no one else reads its `cb`.
-            unsafe { (*skb.view().cb()).sealed = true };
         }
         let q = self.rcvq_lock();
         // SAFETY: The queue's lock is held; the queue takes over the skb.
@@ -549,6 +547,18 @@ impl<'g> QueuedSkb<'g> {
     /// Marks `n` more bytes of this stream skb as read.
     pub(crate) fn consume(&mut self, n: u32) {
         self.consumed_slot().fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Closes the skb to coalesced writes ([`StateGuard::append_to_tail`]), which check
+    /// under the state lock `state` (this socket's) whether it is `open`.
+    pub(crate) fn close_to_appends(&mut self, state: &StateGuard<'_>) -> Result {
+        IoGuard::check_state(self.sk, state)?;
+        // SAFETY: The skb is queued on `sk` (type invariant), valid while it is; its `cb`
+        // is the module's. `open` is written after queueing only here, under the state
+        // lock, which appends hold to read it; its other reader, `copy_to_msg`, runs
+        // under the reader lock that this handle holds.
+        unsafe { (*self.cb()).open = false };
+        Ok(())
     }
 
     /// Takes the queue lock with a cursor at this skb (see [`IoGuard::lock_queue`]).

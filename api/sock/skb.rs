@@ -28,10 +28,11 @@ pub(crate) struct SkbCb {
     pub(crate) fp_uid: bindings::kuid_t,
     /// The sender's LSM security id (AF_UNIX's `UNIXCB(skb).secid`), 0 without one.
     pub(crate) secid: u32,
-    /// Not 0: no coalesced write may be appended to the skb (it was queued with fds,
-    /// or as the out-of-band byte: both are boundaries a read stops at). Written
-    /// before the skb is queued, never after.
-    pub(crate) sealed: bool,
+    /// Coalesced writes may be appended to the skb, which one made
+    /// ([`Skb::alloc_from_bytes`]): linear, without fds, not the out-of-band byte (both
+    /// are boundaries a read stops at). Set before the skb is queued; cleared by its
+    /// reader under the state lock ([`QueuedSkb::close_to_appends`]).
+    pub(crate) open: bool,
 }
 
 // The module's part must fit in the skb's control block.
@@ -127,7 +128,8 @@ impl Skb {
 
     /// Allocates a linear skb charged to `sk`'s send buffer, waiting for room unless
     /// `nonblock`, calls `prepare` on it, and copies `data` into it: a stream write
-    /// already copied from the caller (`net.rust_afunix.stream_coalesce`).
+    /// already copied from the caller (`net.rust_afunix.stream_coalesce`), to which
+    /// later ones may be appended (`open`).
     pub(crate) fn alloc_from_bytes<D: SkbDestructor>(
         sk: &Sock,
         data: &[u8],
@@ -138,8 +140,11 @@ impl Skb {
         let mut skb = Self::alloc_charged::<D>(sk, data.len(), 0, nonblock, 0)?;
         prepare(&mut skb)?;
         // SAFETY: The skb has `n` bytes of tail room (allocated so); `data` is `n`
-        // readable bytes.
-        unsafe { bindings::afunix_skb_put_data(skb.0.as_ptr(), data.as_ptr().cast(), n) };
+        // readable bytes. Not queued yet: its `cb` is ours alone.
+        unsafe {
+            bindings::afunix_skb_put_data(skb.0.as_ptr(), data.as_ptr().cast(), n);
+            (*skb.view().cb()).open = true;
+        }
         Ok(skb)
     }
 
@@ -480,7 +485,8 @@ impl SkbView {
     }
 
     /// Moves up to `len` bytes from `offset` into `pipe` (`skb_splice_bits()`): the
-    /// bytes moved.
+    /// bytes moved. That routine reads the skb's length: a stream reader closes the skb
+    /// to appends first ([`QueuedSkb::close_to_appends`]).
     pub(crate) fn splice_to(
         &self,
         sk: &Sock,
@@ -509,10 +515,20 @@ impl SkbView {
     pub(crate) fn copy_to_msg(&self, offset: u32, msg: &mut Msg, len: usize) -> Result {
         let len = self.check_range(offset, len)?;
         let iter = msg.iter();
-        // SAFETY: The skb is valid and holds `offset + len` bytes (checked), both below
-        // `i32::MAX`.
+        let p = self.as_ptr();
+        // SAFETY: The skb is valid and holds `offset + len` bytes (checked against its
+        // published length), both below `i32::MAX`. `open` is written after the skb is
+        // queued only by the holder of its reader lock, the one caller that copies from a
+        // queued stream skb ([`QueuedSkb::close_to_appends`]).
         to_result(unsafe {
-            bindings::skb_copy_datagram_iter(self.as_ptr(), offset as c_int, iter, len as c_int)
+            // An append may write `len` meanwhile, which `skb_copy_datagram_iter()`
+            // reads: an open skb, linear, is copied without reading it (and without
+            // that routine's tracepoint, which modules cannot fire).
+            if (*self.cb()).open {
+                bindings::afunix_skb_copy_linear(p, offset as c_int, iter, len as c_int)
+            } else {
+                bindings::skb_copy_datagram_iter(p, offset as c_int, iter, len as c_int)
+            }
         })
     }
 
