@@ -16,6 +16,7 @@ use crate::api::wait::PollMask;
 use crate::names;
 use crate::proto;
 use crate::wakeup;
+use crate::{connect, dgram, stream};
 use kernel::error::Result;
 use kernel::prelude::*;
 use kernel::types::ARef;
@@ -80,19 +81,19 @@ pub(crate) struct Stream;
 impl SocketOps for Stream {
     same_for_every_type!();
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
-        proto::stream_connect(sock, sk, sun, nonblock)
+        connect::stream_connect(sock, sk, sun, nonblock)
     }
     fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
-        proto::accept(listener, sk, newsock, nonblock)
+        connect::accept(listener, sk, newsock, nonblock)
     }
     fn poll(sk: &Sock, _requested: PollMask) -> PollMask {
-        proto::stream_poll(sk)
+        stream::stream_poll(sk)
     }
     fn listen(sk: &Sock, backlog: i32) -> Result {
         proto::listen(sk, backlog)
     }
     fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::stream_sendmsg(sock, sk, msg, len)
+        stream::stream_sendmsg(sock, sk, msg, len)
     }
     fn recvmsg(
         sock: &Socket,
@@ -101,7 +102,7 @@ impl SocketOps for Stream {
         len: usize,
         flags: MsgFlags,
     ) -> Result<usize> {
-        proto::stream_recvmsg(sock, sk, msg, len, flags)
+        stream::stream_recvmsg(sock, sk, msg, len, flags)
     }
     fn splice_read(
         sock: &Socket,
@@ -111,7 +112,7 @@ impl SocketOps for Stream {
         nonblock: bool,
         has_offset: bool,
     ) -> Result<usize> {
-        proto::stream_splice_read(sock, sk, pipe, len, nonblock, has_offset)
+        stream::stream_splice_read(sock, sk, pipe, len, nonblock, has_offset)
     }
 }
 
@@ -122,13 +123,13 @@ pub(crate) struct Dgram;
 impl SocketOps for Dgram {
     same_for_every_type!();
     fn connect(_sock: &Socket, sk: &Sock, sun: &SunAddr, _nonblock: bool) -> Result {
-        proto::dgram_connect(sk, sun)
+        connect::dgram_connect(sk, sun)
     }
     fn poll(sk: &Sock, requested: PollMask) -> PollMask {
-        proto::dgram_poll(sk, requested)
+        dgram::dgram_poll(sk, requested)
     }
     fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::dgram_sendmsg(sock, sk, msg, len)
+        dgram::dgram_sendmsg(sock, sk, msg, len)
     }
     fn recvmsg(
         sock: &Socket,
@@ -137,7 +138,7 @@ impl SocketOps for Dgram {
         len: usize,
         flags: MsgFlags,
     ) -> Result<usize> {
-        proto::dgram_recvmsg(sock, sk, msg, len, flags)
+        dgram::dgram_recvmsg(sock, sk, msg, len, flags)
     }
 }
 
@@ -149,19 +150,19 @@ pub(crate) struct Seqpacket;
 impl SocketOps for Seqpacket {
     same_for_every_type!();
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
-        proto::stream_connect(sock, sk, sun, nonblock)
+        connect::stream_connect(sock, sk, sun, nonblock)
     }
     fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
-        proto::accept(listener, sk, newsock, nonblock)
+        connect::accept(listener, sk, newsock, nonblock)
     }
     fn poll(sk: &Sock, requested: PollMask) -> PollMask {
-        proto::dgram_poll(sk, requested)
+        dgram::dgram_poll(sk, requested)
     }
     fn listen(sk: &Sock, backlog: i32) -> Result {
         proto::listen(sk, backlog)
     }
     fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
-        proto::seqpacket_sendmsg(sock, sk, msg, len)
+        dgram::seqpacket_sendmsg(sock, sk, msg, len)
     }
     fn recvmsg(
         sock: &Socket,
@@ -170,6 +171,6 @@ impl SocketOps for Seqpacket {
         len: usize,
         flags: MsgFlags,
     ) -> Result<usize> {
-        proto::seqpacket_recvmsg(sock, sk, msg, len, flags)
+        dgram::seqpacket_recvmsg(sock, sk, msg, len, flags)
     }
 }

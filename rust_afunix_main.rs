@@ -18,6 +18,8 @@
 mod api;
 mod autobind;
 mod cmsg;
+mod connect;
+mod dgram;
 mod diag;
 mod files;
 mod gc;
@@ -31,6 +33,7 @@ mod proc;
 mod proto;
 mod resize;
 mod scm;
+mod stream;
 mod vfs;
 mod wakeup;
 
