@@ -559,7 +559,6 @@ fn recv_urg(sk: &Sock, m: &mut Msg, flags: MsgFlags) -> Result<usize> {
     if !peek {
         oob.consume(1);
     }
-    drop(oob);
     drop(io);
     drop(emptied);
     r.map_err(|_| EFAULT)?;

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 // hole: a peeked datagram kept while a stream-style handle of the same queue unlinks
 // and frees its skb
-// rule: a `Datagram` borrows the reader lock; `IoGuard::peek` takes it mutably
-// expect: E0502
+// rule: a `Datagram` borrows the reader lock mutably, as `IoGuard::peek`
+// expect: E0499
 
-use crate::api::sock::{msg, Sock};
+use crate::api::sock::{MsgFlags, Sock};
 use kernel::error::Result;
 
 pub(crate) fn both(sk: &Sock) -> Result<u32> {
     let mut io = sk.io_lock();
     let mut skip = 0;
     let d = io
-        .try_recv_datagram(msg::PEEK, &mut skip)
+        .try_recv_datagram(MsgFlags::PEEK, &mut skip)
         .map_err(|(e, _)| e)?;
     let g = sk.lock();
     if let Some(s) = io.peek(&g)? {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // hole: a live socket wrapped as an `Embryo`, whose `set_conn` then writes its
 // connection state without its lock (8)
-// rule: only `Sock::alloc_embryo` makes an `Embryo` (its field is private)
+// rule: only `BareEmbryo::with_carrier` makes an `Embryo` (its fields are private)
 // expect: E0423
 
 use crate::api::sock::{Conn, Embryo, Sock};

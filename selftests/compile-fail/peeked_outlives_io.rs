@@ -4,12 +4,12 @@
 // rule: `PeekedSkb` (in `Datagram`) borrows the `IoGuard` that peeked it
 // expect: E0505
 
-use crate::api::sock::{msg, Sock};
+use crate::api::sock::{MsgFlags, Sock};
 
 pub(crate) fn escape(sk: &Sock) -> usize {
-    let io = sk.io_lock();
+    let mut io = sk.io_lock();
     let mut skip = 0;
-    let Ok(d) = io.try_recv_datagram(msg::PEEK, &mut skip) else {
+    let Ok(d) = io.try_recv_datagram(MsgFlags::PEEK, &mut skip) else {
         return 0;
     };
     drop(io);
