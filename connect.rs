@@ -167,7 +167,8 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
             }
         };
         if let Some(old) = old {
-            wakeup::peer_wake_disconnect_wakeup(sk, &old);
+            // The relay left `old` with the connection (`set_conn`).
+            wakeup::wake_for_writing(sk);
             dgram_disconnected(sk, &old);
         }
         return Ok(());
@@ -196,9 +197,12 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         drop(go);
         drop(gs);
         if let Some(old) = old {
-            wakeup::peer_wake_disconnect_wakeup(sk, &old);
-            // If it was connected elsewhere, that link is broken.
-            if !core::ptr::eq(&*old, &*other) {
+            if core::ptr::eq(&*old, &*other) {
+                // Connected again to the same peer: `set_conn` kept the relay there.
+                wakeup::peer_wake_disconnect_wakeup(sk, &old);
+            } else {
+                // The relay left `old` with the connection; that link is broken.
+                wakeup::wake_for_writing(sk);
                 dgram_disconnected(sk, &old);
             }
         }

@@ -106,7 +106,8 @@ pub(crate) fn dgram_sendmsg(sock: &Socket, sk: &Sock, m: &mut Msg, len: usize) -
                 }
             };
             if let Some(old) = old {
-                wakeup::peer_wake_disconnect_wakeup(sk, &old);
+                // The relay left `old` with the connection (`set_conn`).
+                wakeup::wake_for_writing(sk);
                 dgram_disconnected(sk, &old);
                 return Err(ECONNREFUSED.into());
             }

@@ -123,8 +123,8 @@ pub(crate) fn release_sock(sk: &Sock, embryo: bool) {
             peer.state_change();
             peer.wake_async(wake_async::WAITD, wake_async::POLL_HUP);
         }
-        wakeup::peer_wake_disconnect(sk, &peer);
-        // `peer` drops here: it may now die.
+        // Its relay left `peer`'s `peer_wait` with the connection (`set_conn`); `peer`
+        // drops here: it may now die.
     }
 
     // Throw out the buffers; a listener's queue holds embryos, released with it.

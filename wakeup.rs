@@ -148,6 +148,13 @@ pub(crate) fn peer_wake_disconnect(sk: &Sock, other: &Sock) {
 /// (`unix_dgram_peer_wake_disconnect_wakeup()`). `sk` must be live (not released).
 pub(crate) fn peer_wake_disconnect_wakeup(sk: &Sock, other: &Sock) {
     peer_wake_disconnect(sk, other);
+    wake_for_writing(sk);
+}
+
+/// Wakes `sk`'s pollers for writing: its relay left its old peer (the wakeup of
+/// `unix_dgram_peer_wake_disconnect_wakeup()`, whose unhook `StateGuard::set_conn`
+/// did).
+pub(crate) fn wake_for_writing(sk: &Sock) {
     let rcu = RcuReadGuard::new();
     if let Some(wq) = sk.wq_rcu(&rcu) {
         wq.wake_poll(PollMask::WRITABLE);
