@@ -101,13 +101,19 @@ stress: setup module selftests shim
 # Then (wall-clock mode, if the storm suite ran) the connect storm again in a second boot
 # with BENCH_OVERCOMMIT_CPUS vCPUs (default 4, more than the host's cores; 0: not run),
 # in <run>/overcommit/.
+# Results name their commit: from a tree with uncommitted changes (git describe --dirty)
+# it refuses unless BENCH_ALLOW_DIRTY=1; the run's directory then ends in -dirty.
 BENCH_OVERCOMMIT_CPUS ?= 4
 bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/connect
+	@case "$$(git describe --always --dirty)" in *-dirty) [ "$(BENCH_ALLOW_DIRTY)" = 1 ] || { \
+		echo "bench: the tree has uncommitted changes, which no commit would describe:" \
+			"commit them first, or BENCH_ALLOW_DIRTY=1 make bench" >&2; exit 1; };; esac
 	@$(SCRIPTS)/setup --bench
 	@$(MAKE) -s module KVARIANT=perf
 	@$(SCRIPTS)/vm-run --kernel perf --memory 8G --timeout 5400 \
 		$(if $(filter 1,$(BENCH_ICOUNT)),--icount) -- bench/run-guest
-	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty); \
+	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty)$(if \
+		$(filter 1,$(BENCH_ICOUNT)),-icount); \
 	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && \
 	if [ "$(BENCH_ICOUNT)" != 1 ] && [ "$(BENCH_OVERCOMMIT_CPUS)" != 0 ] && \
 	   [ -f $$run/storm.jsonl ]; then \
