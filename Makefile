@@ -13,8 +13,8 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests shim demo check shell bench fuzz stress lint \
-	layers fmt clean help
+.PHONY: all setup kernel kernels module selftests shim demo check shell bench bench-docs fuzz \
+	stress lint layers fmt clean help
 
 all: module selftests shim
 
@@ -24,6 +24,7 @@ help:
 	@echo "                T=\"names datapath\" runs only those programs"
 	@echo "make shell      a root shell in the VM with the module loaded (KVARIANT=debug|perf)"
 	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
+	@echo "make bench-docs docs/benchmarks.md and README.md's headline from bench/results/"
 	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds)"
 	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
 	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
@@ -121,6 +122,11 @@ bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/con
 			--cpus $(BENCH_OVERCOMMIT_CPUS) -- bench/run-guest && \
 		mkdir -p $$run/overcommit && cp -r $(CACHE)/vm-run/bench/. $$run/overcommit/; \
 	fi && bench/report $$run && bench/plot $$run && echo "bench: results in $$run"
+
+# docs/benchmarks.md (bench/benchmarks.md.in filled) and README.md's headline, from the
+# latest run of each mode in bench/results/; `make lint` checks that they match.
+bench-docs:
+	@bench/report --update
 
 bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
