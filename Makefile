@@ -131,11 +131,14 @@ bench-docs:
 bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
-# scripts/check-layers: api/ names no protocol file, no cycles between files, no unsafe
-# or C ABI in the protocol files (issue 22). scripts/compile-fail: misuses of the API
-# must not type-check against the crate as just built, their twins must (issue 35).
+# scripts/check-docs: the documents' links and the repository paths they name exist, and
+# docs/benchmarks.md is what bench/results/ says. scripts/check-layers: api/ names no
+# protocol file, no cycles between files, no unsafe or C ABI in the protocol files.
+# scripts/compile-fail: misuses of the API must not type-check against the crate as just
+# built, their twins must.
 lint: setup
 	@ksrc=$(CACHE)/linux-source-6.12; \
+	$(SCRIPTS)/check-docs && \
 	$(SCRIPTS)/check-layers && \
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs \
 		selftests/compile-fail/*.rs && \
