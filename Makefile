@@ -19,20 +19,29 @@ KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 all: module selftests shim
 
 help:
-	@echo "make demo       boot the test kernel, load the module, show an exchange"
-	@echo "make check      run the whole test suite in the VM (both families);"
-	@echo "                T=\"names datapath\" runs only those programs"
+	@echo "make demo       boot the test kernel, load the module, show an exchange of each type"
+	@echo "make check      the whole test suite in the VM, on both families (debug kernel);"
+	@echo "                T=\"names datapath\" runs only those programs of selftests/tests.list"
+	@echo "make lint       layering, rustfmt, checkpatch, the module built with clippy, the"
+	@echo "                compile-fail check, and the documents' links (scripts/check-docs)"
 	@echo "make shell      a root shell in the VM with the module loaded (KVARIANT=debug|perf)"
-	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
+	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, into bench/results/"
+	@echo "                (BENCH_ICOUNT=1: deterministic; refuses a dirty tree unless"
+	@echo "                BENCH_ALLOW_DIRTY=1)"
 	@echo "make bench-docs docs/benchmarks.md and README.md's headline from bench/results/"
-	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds)"
+	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds, FUZZ_OPS calls)"
 	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
-	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
-	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
-	@echo "make lint       the layering check, rustfmt --check, checkpatch, the module"
-	@echo "                built with clippy, and the compile-fail check (misuses of the"
-	@echo "                API in selftests/compile-fail/ must not build, their twins must)"
 	@echo "make layers     unsafe / bindings:: / extern \"C\" counts per file and per layer"
+	@echo "make all        the module, the selftests and the shim (the default)"
+	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
+	@echo "make selftests  build the selftest programs"
+	@echo "make shim       build shim/unixshim.so"
+	@echo "make setup      install what is missing: Debian packages, bindgen, virtme-ng"
+	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
+	@echo "make kernels    build both test kernels, debug and perf"
+	@echo "make fmt        rustfmt the crate with the kernel's .rustfmt.toml"
+	@echo "make clean      remove the builds of the module, selftests, shim and benchmarks"
+	@echo "make help       this list"
 
 setup:
 	@$(SCRIPTS)/setup
@@ -160,5 +169,5 @@ fmt:
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
 		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
-	@rm -f .kdir bench/lookup bench/datapath bench/autobind shim/unixshim.so
+	@rm -f .kdir bench/lookup bench/datapath bench/autobind bench/connect shim/unixshim.so
 	@$(MAKE) -s -C selftests clean
