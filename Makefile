@@ -152,7 +152,7 @@ lint: setup
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs \
 		selftests/compile-fail/*.rs && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		--show-types -f $$(ls *.rs api/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c \
+		--show-types -f $$(ls *.rs api/*.rs api/sock/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c \
 		selftests/compile-fail/*.rs | grep -v _generated) && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
