@@ -13,25 +13,35 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests shim demo check shell bench fuzz stress lint \
-	layers fmt clean help
+.PHONY: all setup kernel kernels module selftests shim demo check shell bench bench-docs fuzz \
+	stress lint layers fmt clean help
 
 all: module selftests shim
 
 help:
-	@echo "make demo       boot the test kernel, load the module, show an exchange"
-	@echo "make check      run the whole test suite in the VM (both families);"
-	@echo "                T=\"names datapath\" runs only those programs"
+	@echo "make demo       boot the test kernel, load the module, show an exchange of each type"
+	@echo "make check      the whole test suite in the VM, on both families (debug kernel);"
+	@echo "                T=\"names datapath\" runs only those programs of selftests/tests.list"
+	@echo "make lint       layering, rustfmt, checkpatch, the module built with clippy, the"
+	@echo "                compile-fail check, and the documents' links (scripts/check-docs)"
 	@echo "make shell      a root shell in the VM with the module loaded (KVARIANT=debug|perf)"
-	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, one guest boot"
-	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds)"
+	@echo "make bench      benchmarks on the perf kernel, ours vs AF_UNIX, into bench/results/"
+	@echo "                (BENCH_ICOUNT=1: deterministic; refuses a dirty tree unless"
+	@echo "                BENCH_ALLOW_DIRTY=1)"
+	@echo "make bench-docs docs/benchmarks.md and README.md's headline from bench/results/"
+	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds, FUZZ_OPS calls)"
 	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
-	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
-	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
-	@echo "make lint       the layering check, rustfmt --check, checkpatch, the module"
-	@echo "                built with clippy, and the compile-fail check (misuses of the"
-	@echo "                API in selftests/compile-fail/ must not build, their twins must)"
 	@echo "make layers     unsafe / bindings:: / extern \"C\" counts per file and per layer"
+	@echo "make all        the module, the selftests and the shim (the default)"
+	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
+	@echo "make selftests  build the selftest programs"
+	@echo "make shim       build shim/unixshim.so"
+	@echo "make setup      install what is missing: Debian packages, bindgen, virtme-ng"
+	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
+	@echo "make kernels    build both test kernels, debug and perf"
+	@echo "make fmt        rustfmt the crate with the kernel's .rustfmt.toml"
+	@echo "make clean      remove the builds of the module, selftests, shim and benchmarks"
+	@echo "make help       this list"
 
 setup:
 	@$(SCRIPTS)/setup
@@ -101,13 +111,19 @@ stress: setup module selftests shim
 # Then (wall-clock mode, if the storm suite ran) the connect storm again in a second boot
 # with BENCH_OVERCOMMIT_CPUS vCPUs (default 4, more than the host's cores; 0: not run),
 # in <run>/overcommit/.
+# Results name their commit: from a tree with uncommitted changes (git describe --dirty)
+# it refuses unless BENCH_ALLOW_DIRTY=1; the run's directory then ends in -dirty.
 BENCH_OVERCOMMIT_CPUS ?= 4
 bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/connect
+	@case "$$(git describe --always --dirty)" in *-dirty) [ "$(BENCH_ALLOW_DIRTY)" = 1 ] || { \
+		echo "bench: the tree has uncommitted changes, which no commit would describe:" \
+			"commit them first, or BENCH_ALLOW_DIRTY=1 make bench" >&2; exit 1; };; esac
 	@$(SCRIPTS)/setup --bench
 	@$(MAKE) -s module KVARIANT=perf
 	@$(SCRIPTS)/vm-run --kernel perf --memory 8G --timeout 5400 \
 		$(if $(filter 1,$(BENCH_ICOUNT)),--icount) -- bench/run-guest
-	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty); \
+	@run=bench/results/$$(date -u +%Y%m%dT%H%M%SZ)-$$(git describe --always --dirty)$(if \
+		$(filter 1,$(BENCH_ICOUNT)),-icount); \
 	mkdir -p $$run && cp -r $(CACHE)/vm-run/bench/. $$run/ && \
 	if [ "$(BENCH_ICOUNT)" != 1 ] && [ "$(BENCH_OVERCOMMIT_CPUS)" != 0 ] && \
 	   [ -f $$run/storm.jsonl ]; then \
@@ -116,19 +132,27 @@ bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/con
 		mkdir -p $$run/overcommit && cp -r $(CACHE)/vm-run/bench/. $$run/overcommit/; \
 	fi && bench/report $$run && bench/plot $$run && echo "bench: results in $$run"
 
+# docs/benchmarks.md (bench/benchmarks.md.in filled) and README.md's headline, from the
+# latest run of each mode in bench/results/; `make lint` checks that they match.
+bench-docs:
+	@bench/report --update
+
 bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
-# scripts/check-layers: api/ names no protocol file, no cycles between files, no unsafe
-# or C ABI in the protocol files (issue 22). scripts/compile-fail: misuses of the API
-# must not type-check against the crate as just built, their twins must (issue 35).
+# scripts/check-docs: the documents' links and the repository paths they name exist, and
+# docs/benchmarks.md is what bench/results/ says. scripts/check-layers: api/ names no
+# protocol file, no cycles between files, no unsafe or C ABI in the protocol files.
+# scripts/compile-fail: misuses of the API must not type-check against the crate as just
+# built, their twins must.
 lint: setup
 	@ksrc=$(CACHE)/linux-source-6.12; \
+	$(SCRIPTS)/check-docs && \
 	$(SCRIPTS)/check-layers && \
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs \
 		selftests/compile-fail/*.rs && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		--show-types -f $$(ls *.rs api/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c \
+		--show-types -f $$(ls *.rs api/*.rs api/sock/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c \
 		selftests/compile-fail/*.rs | grep -v _generated) && \
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
@@ -145,5 +169,5 @@ fmt:
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
 		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
-	@rm -f .kdir bench/lookup bench/datapath bench/autobind shim/unixshim.so
+	@rm -f .kdir bench/lookup bench/datapath bench/autobind bench/connect shim/unixshim.so
 	@$(MAKE) -s -C selftests clean

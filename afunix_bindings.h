@@ -272,8 +272,6 @@ void afunix_list_move(struct list_head *entry, struct list_head *head);
 void afunix_skb_queue_head_init(struct sk_buff_head *list);
 void afunix_skb_queue_splice_tail_init(struct sk_buff_head *list, struct sk_buff_head *head);
 struct sk_buff *afunix_skb_dequeue_unlocked(struct sk_buff_head *list);
-struct sk_buff *afunix_skb_peek_next(struct sk_buff *skb, struct sk_buff_head *list);
-struct sk_buff *afunix_skb_peek(struct sk_buff_head *list);
 
 bool afunix_sock_urginline(const struct sock *sk);
 void afunix_skb_queue_tail_locked(struct sk_buff_head *list, struct sk_buff *skb);

@@ -753,16 +753,6 @@ struct sk_buff *afunix_skb_dequeue_unlocked(struct sk_buff_head *list)
 	return __skb_dequeue(list);
 }
 
-struct sk_buff *afunix_skb_peek(struct sk_buff_head *list)
-{
-	return skb_peek(list);
-}
-
-struct sk_buff *afunix_skb_peek_next(struct sk_buff *skb, struct sk_buff_head *list)
-{
-	return skb_peek_next(skb, list);
-}
-
 /* MSG_OOB: the socket's SO_OOBINLINE flag, and queue inlines used under the queue lock. */
 bool afunix_sock_urginline(const struct sock *sk)
 {

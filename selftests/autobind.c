@@ -16,7 +16,6 @@
 #include "kselftest_harness.h"
 
 #define PARAM "/sys/module/rust_afunix/parameters/autobind_bits"
-#define SUN_OFF ((int)offsetof(struct sockaddr_un, sun_path))
 
 static int write_param(const char *v)
 {

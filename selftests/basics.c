@@ -462,13 +462,6 @@ TEST_F(basics, peercred)
 	}
 }
 
-static short revents(int fd, short events)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-
-	return poll(&p, 1, 0) < 0 ? -1 : p.revents;
-}
-
 TEST_F(basics, poll_masks)
 {
 	const short all = POLLIN | POLLOUT | POLLPRI | POLLRDNORM | POLLWRNORM | POLLWRBAND |

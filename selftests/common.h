@@ -15,6 +15,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +137,74 @@ static inline void leave_private_dir(const char *cwd, const char *dir)
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
+
+#define SA(p) ((struct sockaddr *)(p))
+#define SUN_OFF ((int)offsetof(struct sockaddr_un, sun_path))
+
+/* An abstract address: sun_path is a NUL and then `n` bytes of `name` (NULs allowed). */
+static inline int abstract_addr(struct sockaddr_un *sun, int family, const char *name, int n)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = family;
+	memcpy(sun->sun_path + 1, name, n);
+	return SUN_OFF + 1 + n;
+}
+
+/* An abstract address whose name (no NUL in it) is printed from `fmt`. */
+static inline int abstract_addrf(struct sockaddr_un *sun, int family, const char *fmt, ...)
+{
+	char name[sizeof(sun->sun_path) - 1];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if (n >= (int)sizeof(name))
+		n = sizeof(name) - 1;
+	return abstract_addr(sun, family, name, n);
+}
+
+/* A pathname address, its length counting the terminating NUL. */
+static inline int path_addr(struct sockaddr_un *sun, int family, const char *path)
+{
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = family;
+	snprintf(sun->sun_path, sizeof(sun->sun_path), "%s", path);
+	return SUN_OFF + strlen(sun->sun_path) + 1;
+}
+
+/* A socket of `type` bound to `sun`, or -1 with errno set by the call that failed. */
+static inline int bound(int family, int type, const struct sockaddr_un *sun, socklen_t len)
+{
+	int fd = socket(family, type, 0);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (const struct sockaddr *)sun, len)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* The events of `events` that poll() reports on `fd` now, -1 on error. */
+static inline short revents(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	return poll(&p, 1, 0) < 0 ? -1 : p.revents;
+}
+
+static inline int set_passcred(int fd, int on)
+{
+	return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+}
 
 /* Returns the errno of a failing call, 0 for success. */
 #define ERRNO_OF(call) ((call) < 0 ? errno : 0)

@@ -22,8 +22,6 @@
 #define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
 
-#define SA(p) ((struct sockaddr *)(p))
-
 /* A 32-bit build is the point of the program: refuse to build it otherwise. */
 _Static_assert(sizeof(long) == 4, "compat32 must be built with -m32");
 

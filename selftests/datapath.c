@@ -31,9 +31,6 @@
 #define SIOCUNIXFILE (SIOCPROTOPRIVATE + 0)
 #endif
 
-#define SA(p) ((struct sockaddr *)(p))
-#define SUN_OFF ((int)offsetof(struct sockaddr_un, sun_path))
-
 /* The write-space wakeup test: pollers, epoll waiters, write/read rounds. */
 #define POLLERS 16
 #define EPOLLERS 4
@@ -111,48 +108,18 @@ static const char *type_name(int type)
 	return "?";
 }
 
-/* A pathname address, its length counting the terminating NUL. */
-static int path_addr(struct sockaddr_un *sun, int family, const char *path)
-{
-	int n = strlen(path);
-
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = family;
-	memcpy(sun->sun_path, path, n);	/* short names only: the NUL is the memset's */
-	return SUN_OFF + n + 1;
-}
-
-/* An abstract address: sun_path is a NUL and then the `n` bytes of `name`. */
-static int abstract_addr(struct sockaddr_un *sun, int family, const char *name)
-{
-	int n = strlen(name);
-
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = family;
-	memcpy(sun->sun_path + 1, name, n);
-	return SUN_OFF + 1 + n;
-}
-
 /* A socket bound to the pathname `path`, or -1. */
-static int bound(int family, int type, const char *path)
+static int path_bound(int family, int type, const char *path)
 {
 	struct sockaddr_un sun;
-	int len = path_addr(&sun, family, path);
-	int fd = socket(family, type, 0);
 
-	if (fd < 0)
-		return -1;
-	if (bind(fd, SA(&sun), len)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return bound(family, type, &sun, path_addr(&sun, family, path));
 }
 
 /* A listening socket bound to `path`, or -1. */
 static int listener(int family, int type, const char *path)
 {
-	int fd = bound(family, type, path);
+	int fd = path_bound(family, type, path);
 
 	if (fd >= 0 && listen(fd, 8)) {
 		close(fd);
@@ -175,13 +142,6 @@ static int connected(int family, int type, const char *path)
 		return -1;
 	}
 	return fd;
-}
-
-static short revents(int fd, short events)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-
-	return poll(&p, 1, 0) < 0 ? -1 : p.revents;
 }
 
 static int set_int(int fd, int opt, int val)
@@ -315,7 +275,7 @@ static int make_state(int family, int type, enum poll_state st, const char *path
 		fd[0] = socket(family, type, 0);
 		return fd[0];
 	case P_BOUND:
-		fd[0] = bound(family, type, path);
+		fd[0] = path_bound(family, type, path);
 		return fd[0];
 	case P_LISTENING:
 		fd[0] = listener(family, type, path);
@@ -345,7 +305,7 @@ static int make_state(int family, int type, enum poll_state st, const char *path
 	case P_ONE_WAY_READ_ONE:
 	case P_ONE_WAY_PEER_CLOSED:
 	case P_ONE_WAY_FULL_CLOSED:
-		fd[1] = bound(family, type, path);
+		fd[1] = path_bound(family, type, path);
 		if (fd[1] < 0)
 			return -1;
 		fd[0] = connected(family, type, path);
@@ -671,7 +631,7 @@ TEST_F(datapath, siocoutq)
 	}
 
 	/* a datagram sender connected one way: charged until the receiver reads */
-	r = bound(self->family, SOCK_DGRAM, "outq-r");
+	r = path_bound(self->family, SOCK_DGRAM, "outq-r");
 	ASSERT_LE(0, r);
 	s = connected(self->family, SOCK_DGRAM, "outq-r");
 	ASSERT_LE(0, s);
@@ -802,7 +762,7 @@ TEST_F(datapath, siocunixfile)
 	close(l);
 
 	/* any type */
-	fd = bound(self->family, SOCK_DGRAM, "ufile-d");
+	fd = path_bound(self->family, SOCK_DGRAM, "ufile-d");
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, stat("ufile-d", &st));
 	f = ioctl(fd, SIOCUNIXFILE, 0);
@@ -816,7 +776,7 @@ TEST_F(datapath, siocunixfile)
 	fd = socket(self->family, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(ENOENT, ERRNO_OF(ioctl(fd, SIOCUNIXFILE, 0)));
-	len = abstract_addr(&sun, self->family, "ufile-abstract");
+	len = abstract_addrf(&sun, self->family, "ufile-abstract");
 	ASSERT_EQ(0, bind(fd, SA(&sun), len));
 	EXPECT_EQ(ENOENT, ERRNO_OF(ioctl(fd, SIOCUNIXFILE, 0)));
 	close(fd);
@@ -1063,7 +1023,7 @@ static int qlen_in_new_netns(int family)
 		return 5;
 	/* a receiver made before the change keeps its limit */
 	r_old = socket(family, SOCK_DGRAM, 0);
-	len = abstract_addr(&sun, family, "qlen-old");
+	len = abstract_addrf(&sun, family, "qlen-old");
 	if (r_old < 0 || bind(r_old, SA(&sun), len))
 		return 6;
 	if (write_qlen(family, "3\n") || read_qlen(family) != 3)
@@ -1076,7 +1036,7 @@ static int qlen_in_new_netns(int family)
 	close(s);
 	/* a receiver made after it: 3 queued + 1, then EAGAIN */
 	r = socket(family, SOCK_DGRAM, 0);
-	len = abstract_addr(&sun, family, "qlen-new");
+	len = abstract_addrf(&sun, family, "qlen-new");
 	if (r < 0 || bind(r, SA(&sun), len))
 		return 10;
 	s = socket(family, SOCK_DGRAM, 0);
@@ -1254,7 +1214,7 @@ TEST_F(datapath, so_rcvtimeo)
 	close(c);
 	close(l);
 	/* a bound, unconnected datagram socket */
-	l = bound(self->family, SOCK_DGRAM, "rcvtimeo-d");
+	l = path_bound(self->family, SOCK_DGRAM, "rcvtimeo-d");
 	ASSERT_LE(0, l);
 	ASSERT_EQ(0, set_timeo(l, SO_RCVTIMEO, 10));
 	EXPECT_EQ(EAGAIN, ERRNO_OF(recv(l, buf, sizeof(buf), 0)));
@@ -1287,7 +1247,7 @@ TEST_F(datapath, so_sndtimeo)
 	close(sv[0]);
 	close(sv[1]);
 	/* a datagram sender whose receiver's queue is full */
-	r = bound(self->family, SOCK_DGRAM, "sndtimeo-r");
+	r = path_bound(self->family, SOCK_DGRAM, "sndtimeo-r");
 	ASSERT_LE(0, r);
 	s = connected(self->family, SOCK_DGRAM, "sndtimeo-r");
 	ASSERT_LE(0, s);
@@ -1430,7 +1390,7 @@ TEST_F(datapath, seqpacket_limits)
 	close(sv[1]);
 
 	/* bound and listening sockets are not connected */
-	b = bound(self->family, SOCK_SEQPACKET, "sp-b");
+	b = path_bound(self->family, SOCK_SEQPACKET, "sp-b");
 	ASSERT_LE(0, b);
 	EXPECT_EQ(ENOTCONN, ERRNO_OF(send(b, "x", 1, 0)));
 	EXPECT_EQ(ENOTCONN, ERRNO_OF(recv(b, buf, sizeof(buf), MSG_DONTWAIT)));
@@ -1459,11 +1419,11 @@ TEST_F(datapath, recvmsg_names)
 	char buf[16];
 	int r, s, len, slen, l, c, a;
 
-	r = bound(self->family, SOCK_DGRAM, "names-r");
+	r = path_bound(self->family, SOCK_DGRAM, "names-r");
 	ASSERT_LE(0, r);
 	s = socket(self->family, SOCK_DGRAM, 0);
 	ASSERT_LE(0, s);
-	slen = abstract_addr(&sun, self->family, "datapath-sender");
+	slen = abstract_addrf(&sun, self->family, "datapath-sender");
 	ASSERT_EQ(0, bind(s, SA(&sun), slen));
 	len = path_addr(&from, self->family, "names-r");
 	ASSERT_EQ(0, connect(s, SA(&from), len));
@@ -1523,7 +1483,7 @@ TEST_F(datapath, dgram_receiver_gone)
 	int r, s, len;
 
 	/* connected one way to a receiver that closes: ECONNREFUSED, then ENOTCONN */
-	r = bound(self->family, SOCK_DGRAM, "gone-r");
+	r = path_bound(self->family, SOCK_DGRAM, "gone-r");
 	ASSERT_LE(0, r);
 	s = connected(self->family, SOCK_DGRAM, "gone-r");
 	ASSERT_LE(0, s);
@@ -1537,7 +1497,7 @@ TEST_F(datapath, dgram_receiver_gone)
 	EXPECT_EQ(ECONNREFUSED, ERRNO_OF(connect(s, SA(&sun), len)));
 	/* a new receiver on the same path */
 	unlink("gone-r");
-	r = bound(self->family, SOCK_DGRAM, "gone-r");
+	r = path_bound(self->family, SOCK_DGRAM, "gone-r");
 	ASSERT_LE(0, r);
 	EXPECT_EQ(0, connect(s, SA(&sun), len));
 	EXPECT_EQ(1, send(s, "y", 1, 0));

@@ -58,31 +58,19 @@ static int scope_abstract(void)
 }
 
 /* An abstract name unique to this process and `tag`. */
-static socklen_t abstract_addr(struct sockaddr_un *a, int family, const char *tag)
+static socklen_t lsm_addr(struct sockaddr_un *a, int family, const char *tag)
 {
-	memset(a, 0, sizeof(*a));
-	a->sun_family = family;
-	snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "afunix-lsm-%d-%s", getpid(), tag);
-	return offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a->sun_path + 1);
+	return abstract_addrf(a, family, "afunix-lsm-%d-%s", getpid(), tag);
 }
 
-static socklen_t path_addr(struct sockaddr_un *a, int family, const char *name)
+/* A bound socket of `type`, non-blocking, listening if connection-oriented; -errno. */
+static int serving(int family, int type, const struct sockaddr_un *a, socklen_t len)
 {
-	memset(a, 0, sizeof(*a));
-	a->sun_family = family;
-	snprintf(a->sun_path, sizeof(a->sun_path), "%s", name);
-	return offsetof(struct sockaddr_un, sun_path) + strlen(a->sun_path) + 1;
-}
-
-/* A bound socket of `type` (listening if connection-oriented); -errno on failure. */
-static int bound(int family, int type, const struct sockaddr_un *a, socklen_t len)
-{
-	int s = socket(family, type | SOCK_NONBLOCK, 0);
+	int s = bound(family, type | SOCK_NONBLOCK, a, len);
 
 	if (s < 0)
 		return -errno;
-	if (bind(s, (const struct sockaddr *)a, len) ||
-	    (type != SOCK_DGRAM && listen(s, 8))) {
+	if (type != SOCK_DGRAM && listen(s, 8)) {
 		int e = -errno;
 
 		close(s);
@@ -196,8 +184,8 @@ static void inherit_and_nest(int family, struct trace *t, void *arg)
 	val(t, scope_abstract());
 	val(t, try_connect(family, SOCK_STREAM, &c->in, c->in_len));
 	val(t, try_sendto(family, &c->ind, c->ind_len));
-	deep_len = abstract_addr(&deep, family, "deep");
-	dl = bound(family, SOCK_STREAM, &deep, deep_len);
+	deep_len = lsm_addr(&deep, family, "deep");
+	dl = serving(family, SOCK_STREAM, &deep, deep_len);
 	val(t, dl >= 0 ? 0 : dl);
 	val(t, try_connect(family, SOCK_STREAM, &deep, deep_len));
 	if (dl >= 0)
@@ -248,12 +236,12 @@ static void sandboxed(int family, struct trace *t, void *arg)
 	val(t, try_sendto(family, &o->pd, o->pd_len));
 
 	/* Inside the domain: reachable. */
-	in_len = abstract_addr(&in, family, "in");
-	l = bound(family, SOCK_STREAM, &in, in_len);
+	in_len = lsm_addr(&in, family, "in");
+	l = serving(family, SOCK_STREAM, &in, in_len);
 	val(t, l >= 0 ? 0 : l);
 	val(t, try_connect(family, SOCK_STREAM, &in, in_len));
-	ind_len = abstract_addr(&ind, family, "ind");
-	d = bound(family, SOCK_DGRAM, &ind, ind_len);
+	ind_len = lsm_addr(&ind, family, "ind");
+	d = serving(family, SOCK_DGRAM, &ind, ind_len);
 	val(t, d >= 0 ? 0 : d);
 	val(t, try_sendto(family, &ind, ind_len));
 
@@ -279,18 +267,18 @@ static void landlock_scenario(int family, struct trace *t)
 
 	memset(t, 0, sizeof(*t));
 	memset(&o, 0, sizeof(o));
-	o.as_len = abstract_addr(&o.as, family, "s");
-	o.ad_len = abstract_addr(&o.ad, family, "d");
-	o.aq_len = abstract_addr(&o.aq, family, "q");
+	o.as_len = lsm_addr(&o.as, family, "s");
+	o.ad_len = lsm_addr(&o.ad, family, "d");
+	o.aq_len = lsm_addr(&o.aq, family, "q");
 	o.ps_len = path_addr(&o.ps, family, family == AF_UNIX ? "ll-unix-s" : "ll-ours-s");
 	o.pd_len = path_addr(&o.pd, family, family == AF_UNIX ? "ll-unix-d" : "ll-ours-d");
-	as = bound(family, SOCK_STREAM, &o.as, o.as_len);
-	ad = bound(family, SOCK_DGRAM, &o.ad, o.ad_len);
-	aq = bound(family, SOCK_SEQPACKET, &o.aq, o.aq_len);
+	as = serving(family, SOCK_STREAM, &o.as, o.as_len);
+	ad = serving(family, SOCK_DGRAM, &o.ad, o.ad_len);
+	aq = serving(family, SOCK_SEQPACKET, &o.aq, o.aq_len);
 	unlink(o.ps.sun_path);
 	unlink(o.pd.sun_path);
-	ps = bound(family, SOCK_STREAM, &o.ps, o.ps_len);
-	pd = bound(family, SOCK_DGRAM, &o.pd, o.pd_len);
+	ps = serving(family, SOCK_STREAM, &o.ps, o.ps_len);
+	pd = serving(family, SOCK_DGRAM, &o.pd, o.pd_len);
 	if (as < 0 || ad < 0 || aq < 0 || ps < 0 || pd < 0)
 		return val(t, -1000);
 	/* An autobound datagram socket: its name is abstract. */
@@ -302,10 +290,10 @@ static void landlock_scenario(int family, struct trace *t)
 	if (getsockname(au, (struct sockaddr *)&o.auto_d, &o.auto_len))
 		return val(t, -1002);
 
-	o.an_len = abstract_addr(&o.an, family, "n");
-	o.af_len = abstract_addr(&o.af, family, "full");
-	o.ar_len = abstract_addr(&o.ar, family, "r");
-	o.ae_len = abstract_addr(&o.ae, family, "e");
+	o.an_len = lsm_addr(&o.an, family, "n");
+	o.af_len = lsm_addr(&o.af, family, "full");
+	o.ar_len = lsm_addr(&o.ar, family, "r");
+	o.ae_len = lsm_addr(&o.ae, family, "e");
 	an = socket(family, SOCK_STREAM, 0);
 	if (an < 0 || bind(an, (struct sockaddr *)&o.an, o.an_len))
 		return val(t, -1003);
@@ -315,8 +303,8 @@ static void landlock_scenario(int family, struct trace *t)
 	afc = socket(family, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (afc < 0 || connect(afc, (struct sockaddr *)&o.af, o.af_len))
 		return val(t, -1005);
-	ar = bound(family, SOCK_DGRAM, &o.ar, o.ar_len);
-	ae = bound(family, SOCK_DGRAM, &o.ae, o.ae_len);
+	ar = serving(family, SOCK_DGRAM, &o.ar, o.ar_len);
+	ae = serving(family, SOCK_DGRAM, &o.ae, o.ae_len);
 	if (ar < 0 || ae < 0 || shutdown(ar, SHUT_RD) ||
 	    connect(ae, (struct sockaddr *)&o.ad, o.ad_len))
 		return val(t, -1006);
@@ -629,8 +617,8 @@ static void filter_scenario(int family, struct trace *t)
 	/* A datagram sent by name, to a bound receiver with a filter. */
 	{
 		struct sockaddr_un a;
-		socklen_t len = abstract_addr(&a, family, "f");
-		int r = bound(family, SOCK_DGRAM, &a, len), s;
+		socklen_t len = lsm_addr(&a, family, "f");
+		int r = serving(family, SOCK_DGRAM, &a, len), s;
 		char buf[16];
 
 		s = socket(family, SOCK_DGRAM, 0);

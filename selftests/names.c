@@ -21,12 +21,8 @@
 
 #include "kselftest_harness.h"
 
-/* The length of an address that is just the family: an unnamed socket's name. */
-#define SUN_OFF ((int)offsetof(struct sockaddr_un, sun_path))
 /* The length of an autobound name: "\0" and five hex digits. */
 #define AUTOBIND_LEN (SUN_OFF + 6)
-
-#define SA(p) ((struct sockaddr *)(p))
 
 FIXTURE(names)
 {
@@ -67,40 +63,6 @@ FIXTURE_TEARDOWN(names)
 }
 
 static const int conn_types[] = { SOCK_STREAM, SOCK_SEQPACKET };
-
-/* An abstract address: sun_path is a NUL and then `n` bytes of `name` (NULs allowed). */
-static int abstract_addr(struct sockaddr_un *sun, int family, const char *name, int n)
-{
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = family;
-	memcpy(sun->sun_path + 1, name, n);
-	return SUN_OFF + 1 + n;
-}
-
-/* A pathname address, its length counting the terminating NUL. */
-static int path_addr(struct sockaddr_un *sun, int family, const char *path)
-{
-	int n = strlen(path);
-
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = family;
-	memcpy(sun->sun_path, path, n);	/* short names only: the NUL is the memset's */
-	return SUN_OFF + n + 1;
-}
-
-/* A socket bound to `sun`, or -1. */
-static int bound(int family, int type, const struct sockaddr_un *sun, int len)
-{
-	int fd = socket(family, type, 0);
-
-	if (fd < 0)
-		return -1;
-	if (bind(fd, (const struct sockaddr *)sun, len)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 /* A listening socket bound to `sun`, or -1. */
 static int listener(int family, int type, const struct sockaddr_un *sun, int len, int backlog)
@@ -160,13 +122,6 @@ static int peer_of(int fd, struct sockaddr_un *sun)
 	if (getpeername(fd, SA(sun), &len))
 		return -1;
 	return len;
-}
-
-static int set_passcred(int fd)
-{
-	int one = 1;
-
-	return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 }
 
 /* SO_PEERCRED's pid, -1 on error. */
@@ -380,7 +335,7 @@ TEST_F(names, autobind_with_passcred)
 	/* DGRAM connect() */
 	fd = socket(self->family, SOCK_DGRAM, 0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, set_passcred(fd));
+	ASSERT_EQ(0, set_passcred(fd, 1));
 	EXPECT_EQ(0, connect(fd, SA(&dsun), dlen));
 	EXPECT_EQ(AUTOBIND_LEN, name_of(fd, &got));
 	EXPECT_TRUE(is_autobind_name(&got, self->family));
@@ -389,7 +344,7 @@ TEST_F(names, autobind_with_passcred)
 	/* DGRAM sendto() */
 	fd = socket(self->family, SOCK_DGRAM, 0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, set_passcred(fd));
+	ASSERT_EQ(0, set_passcred(fd, 1));
 	EXPECT_EQ(1, sendto(fd, "x", 1, 0, SA(&dsun), dlen));
 	EXPECT_EQ(AUTOBIND_LEN, name_of(fd, &got));
 	EXPECT_TRUE(is_autobind_name(&got, self->family));
@@ -398,7 +353,7 @@ TEST_F(names, autobind_with_passcred)
 	/* STREAM connect(): the server sees the autobound name as the peer's */
 	fd = socket(self->family, SOCK_STREAM, 0);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, set_passcred(fd));
+	ASSERT_EQ(0, set_passcred(fd, 1));
 	EXPECT_EQ(0, connect(fd, SA(&ssun), slen));
 	EXPECT_EQ(AUTOBIND_LEN, name_of(fd, &got));
 	EXPECT_TRUE(is_autobind_name(&got, self->family));
@@ -881,7 +836,7 @@ TEST_F(names, listen_errors)
 	close(sv[1]);
 	cl = socket(self->family, SOCK_STREAM, 0);
 	ASSERT_LE(0, cl);
-	ASSERT_EQ(0, set_passcred(cl));	/* autobinds on connect */
+	ASSERT_EQ(0, set_passcred(cl, 1));	/* autobinds on connect */
 	ASSERT_EQ(0, connect(cl, SA(&sun), len));
 	EXPECT_EQ(EINVAL, ERRNO_OF(listen(cl, 1)));
 	acc = accept(srv, NULL, NULL);

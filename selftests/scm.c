@@ -56,11 +56,6 @@ FIXTURE_TEARDOWN(scm)
 
 static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
 
-static int set_passcred(int fd, int on)
-{
-	return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
-}
-
 /* A socketpair of `type` with SO_PASSCRED on both ends; 0 or -1. */
 static int passcred_pair(int family, int type, int sv[2])
 {
@@ -563,16 +558,10 @@ TEST_F(scm, stream_zero_length_read)
 	EXPECT_EQ(0, g.cred.pid);
 }
 
-/* An abstract address unique to this process and family. */
-static socklen_t abstract_addr(struct sockaddr_un *sun, int family, const char *tag)
+/* An abstract address unique to this process, family and `tag`. */
+static socklen_t scm_addr(struct sockaddr_un *sun, int family, const char *tag)
 {
-	int n;
-
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = family;
-	n = snprintf(sun->sun_path + 1, sizeof(sun->sun_path) - 1, "scm-%s-%d-%d", tag,
-		     family, getpid());
-	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	return abstract_addrf(sun, family, "scm-%s-%d-%d", tag, family, getpid());
 }
 
 /* A listener of `type` bound to `sun`, or -1. */
@@ -618,7 +607,7 @@ TEST_F(scm, embryo_and_accept)
 	int t;
 
 	for (t = 0; t < 3; t += 2) {	/* STREAM, SEQPACKET */
-		len = abstract_addr(&sun, self->family, t ? "sp" : "st");
+		len = scm_addr(&sun, self->family, t ? "sp" : "st");
 
 		/* listener without SO_PASSCRED: credentials come from the embryo rule */
 		l = open_listener(self->family, types[t], &sun, len);
@@ -891,7 +880,7 @@ TEST_F(scm, creds_released)
 		}
 		/* an embryo that carries credentials and is never accepted */
 		for (t = 0; t < 3; t += 2) {
-			len = abstract_addr(&sun, self->family, t ? "rs" : "rt");
+			len = scm_addr(&sun, self->family, t ? "rs" : "rt");
 			l = open_listener(self->family, types[t], &sun, len);
 			ASSERT_LE(0, l);
 			c = connect_to(self->family, types[t], &sun, len);
