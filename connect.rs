@@ -109,16 +109,13 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
 /// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does: its
 /// peer and state, the caller's credentials, and the address and path of the listener
 /// whose state lock `listener` holds.
-fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
-    drop(embryo.set_conn(Conn::Connected(ARef::from(client))));
+fn setup_embryo(embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
     // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
     embryo.set_pass_rights(listener.sock().pass_rights());
-    embryo.update_peercred();
-    embryo.copy_path(listener);
     if let Some(a) = listener.sock().addr() {
         embryo.publish_addr(a);
     }
-    embryo.connected()
+    embryo.connect_to(client, listener)
 }
 
 /// Why a socket cannot connect: `EISCONN` when connected, `EINVAL` when listening.

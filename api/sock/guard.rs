@@ -68,7 +68,8 @@ impl Sock {
 ///
 /// # Invariants
 ///
-/// Only this value writes the socket's connection state and path. Other tasks reach the
+/// Only this value writes the socket's connection state, path and peer credentials
+/// (NULL until then). Other tasks reach the
 /// socket only through its netns table entry, whose readers read its address
 /// (atomically) and `sk_state` (`READ_ONCE`), or skip it before reading more (sock_diag
 /// skips a socket without a socket inode, as AF_UNIX's `sk_diag_dump()`).
@@ -113,7 +114,7 @@ impl BareEmbryo {
     }
 }
 
-/// An embryo set up by the protocol ([`Embryo::connected`]), with its carrier, ready for
+/// An embryo set up by the protocol ([`Embryo::connect_to`]), with its carrier, ready for
 /// its listener's queue ([`StateGuard::queue_embryo`]).
 pub(crate) struct ConnectedEmbryo(ARef<Sock>, Skb);
 
@@ -138,26 +139,32 @@ impl Embryo {
         }
     }
 
-    /// Sets the embryo's connection state; returns the old one.
-    pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
-        self.lock_third().set_conn(new)
-    }
-
-    /// Gives the embryo the path of the listener whose state lock `listener` holds,
-    /// with references of its own (none if the listener has none).
-    pub(crate) fn copy_path(&mut self, listener: &StateGuard<'_>) {
+    /// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does, in one
+    /// hold of its state lock: its peer and state, and the path of the listener whose
+    /// state lock `listener` holds; and the calling task as its peer credentials. Then
+    /// it is ready for its listener's queue ([`StateGuard::queue_embryo`]).
+    pub(crate) fn connect_to(self, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
         // SAFETY: The listener's state lock is held, which guards its path; a set path
         // holds its mount and dentry.
-        if let Some(path) = unsafe { HeldPath::get(listener.sock().path_slot()) } {
-            let _g = self.lock_third();
-            // SAFETY: The embryo's path, unset (only this value writes it: type
-            // invariant), is guarded by its state lock (held).
-            unsafe { self.0.path_slot().write(path.into_raw()) };
+        let path = unsafe { HeldPath::get(listener.sock().path_slot()) };
+        let old = {
+            let mut g = self.lock_third();
+            if let Some(path) = path {
+                // SAFETY: The embryo's path, unset (only this value writes it: type
+                // invariant), is guarded by its state lock (held).
+                unsafe { self.0.path_slot().write(path.into_raw()) };
+            }
+            g.set_conn(Conn::Connected(ARef::from(client)))
+        };
+        drop(old);
+        let p = self.0.as_ptr();
+        // SAFETY: Only this value writes the embryo's credentials, still NULL, and no one
+        // reads them before it is accepted (`SO_PEERCRED` needs its `struct socket`);
+        // `__sk_destruct` puts them.
+        unsafe {
+            (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
+            (*p).sk_peer_cred = bindings::afunix_get_current_cred();
         }
-    }
-
-    /// The embryo, set up, for its listener's queue ([`StateGuard::queue_embryo`]).
-    pub(crate) fn connected(self) -> ConnectedEmbryo {
         ConnectedEmbryo(self.0, self.1)
     }
 

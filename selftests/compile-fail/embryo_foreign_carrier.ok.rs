@@ -4,7 +4,7 @@
 use crate::api::sock::Sock;
 use kernel::error::Result;
 
-pub(crate) fn steal(listener: &Sock, _victim: &Sock) -> Result {
+pub(crate) fn steal(listener: &Sock, client: &Sock) -> Result {
     let embryo = match listener.alloc_embryo()?.with_carrier() {
         Ok(e) => e,
         Err((bare, e)) => {
@@ -12,6 +12,8 @@ pub(crate) fn steal(listener: &Sock, _victim: &Sock) -> Result {
             return Err(e);
         }
     };
-    listener.lock().queue_embryo(embryo.connected());
+    let mut g = listener.lock();
+    let embryo = embryo.connect_to(client, &g);
+    g.queue_embryo(embryo);
     Ok(())
 }
