@@ -20,11 +20,11 @@ use crate::api::task::{intr_errno, signal_pending};
 
 use crate::names;
 
+use crate::api::kline::ARef;
 use crate::opts::SockOpts;
 use crate::proto::{account_new_socket, init_new, release, release_sock, unaccount_socket};
 use crate::wakeup;
 use kernel::error::{code::*, Error, Result};
-use kernel::types::ARef;
 
 /// `connect()` of a stream or seqpacket socket (`unix_stream_connect()`): a new
 /// embryo socket, connected to `sk`, goes onto the listener's queue for `accept`.

@@ -10,6 +10,7 @@
 //! looks at it.
 
 use crate::api::bindings;
+use crate::api::kline::{ARef, AlwaysRefCounted};
 use core::mem::{offset_of, MaybeUninit};
 use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
@@ -18,7 +19,7 @@ use kernel::error::{
     Result,
 };
 use kernel::str::CStr;
-use kernel::types::{ARef, AlwaysRefCounted, Opaque};
+use kernel::types::Opaque;
 
 /// `offsetof(struct sockaddr_un, sun_path)`: the family field's size.
 pub(crate) const PATH_OFFSET: usize = 2;

@@ -13,6 +13,7 @@
 use crate::api::bindings;
 use crate::api::cred::Kuid;
 use crate::api::file::{family_sk_of_file, FdList, Fds};
+use crate::api::kline::{InPlaceInit, PinInit};
 use crate::api::sock::{QueuedSkb, SkState, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
 use core::pin::Pin;
@@ -20,7 +21,6 @@ use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::alloc::{flags::GFP_KERNEL, KBox, KVVec};
 use kernel::error::Result;
-use kernel::init::{InPlaceInit, PinInit};
 use kernel::prelude::*;
 use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::Opaque;

@@ -14,6 +14,7 @@ use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
 use crate::api::cmsg::SOL_SOCKET;
 use crate::api::error::to_result;
+use crate::api::kline::ARef;
 use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket};
 use crate::api::wait::PollMask;
 use core::ffi::{c_int, c_uint};
@@ -22,7 +23,6 @@ use core::ptr;
 use kernel::error::VTABLE_DEFAULT_ERROR;
 use kernel::error::{from_result, Result};
 use kernel::prelude::*;
-use kernel::types::ARef;
 
 /// What an ioctl returns: a value to write to the caller's int, or a result of its own.
 pub(crate) enum IoctlAnswer {

@@ -29,6 +29,7 @@ use crate::api::bindings;
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::error::{to_result, Errno, EMSGSIZE};
 use crate::api::file::{FdList, Fds};
+use crate::api::kline::{ARef, AlwaysRefCounted};
 pub(crate) use crate::api::msg::{Msg, MsgFlags};
 use crate::api::sync::{RcuReadGuard, SpinGuard};
 use crate::api::vfs::HeldPath;
@@ -42,7 +43,7 @@ use core::sync::atomic::{
 };
 use kernel::error::{Error, Result};
 use kernel::ffi::{c_long, c_ulong};
-use kernel::types::{ARef, AlwaysRefCounted, Opaque};
+use kernel::types::Opaque;
 
 /// The type of a wait queue entry's wake function (`wait_queue_func_t`), as a socket's
 /// `peer_wake` has one ([`crate::api::wait::RelayAdapter`]).

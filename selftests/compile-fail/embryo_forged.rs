@@ -4,8 +4,8 @@
 // rule: only `BareEmbryo::with_carrier` makes an `Embryo` (its fields are private)
 // expect: E0423
 
+use crate::api::kline::ARef;
 use crate::api::sock::{Conn, Embryo, Sock};
-use kernel::types::ARef;
 
 pub(crate) fn forge(sk: ARef<Sock>) -> Conn {
     let mut e = Embryo(sk);
