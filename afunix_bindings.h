@@ -123,6 +123,18 @@ enum {
 	AFUNIX_SKB_CB_SIZE = sizeof_field(struct sk_buff, cb),
 };
 
+/* The bit numbers of afunix_sk_pass_flags() (6.16 and later). */
+enum {
+	AFUNIX_PASS_CRED = 0,
+	AFUNIX_PASS_SEC = 1,
+	AFUNIX_PASS_PIDFD = 2,
+};
+#ifdef AFUNIX_KLINE_7_3
+unsigned int afunix_sk_pass_flags(const struct sock *sk);
+int afunix_sk_set_pass_flag(struct sock *sk, int optname, bool on);
+void afunix_sk_copy_pass_flags(struct sock *sk, const struct sock *from);
+#endif
+
 /* The module parameter `family`, defined in afunix_helpers.c. */
 extern int afunix_family;
 /* The debug parameter `autobind_bits`. */
@@ -245,6 +257,11 @@ int afunix_sk_filter(struct sock *sk, struct sk_buff *skb);
 void afunix_net_timestamp(struct sk_buff *skb);
 int afunix_copy_from_sockptr(void *dst, sockptr_t src, size_t size);
 void afunix_mknod_done(struct path *parent, struct dentry *dentry);
+struct dentry *afunix_path_create(const char *name, struct path *parent);
+int afunix_vfs_mknod(struct mnt_idmap *idmap, struct inode *dir, struct dentry *dentry,
+		     umode_t mode);
+kuid_t afunix_sock_uid(struct sock *sk);
+struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags);
 struct dentry *afunix_dget(struct dentry *dentry);
 int afunix_path_permission(const struct path *path, int mask);
 void afunix_path_put(struct path *path);

@@ -113,6 +113,7 @@ fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) ->
     drop(embryo.set_conn(Conn::Connected(ARef::from(client))));
     // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
     embryo.set_pass_rights(listener.sock().pass_rights());
+    embryo.inherit_pass_flags(listener);
     embryo.update_peercred();
     embryo.copy_path(listener);
     if let Some(a) = listener.sock().addr() {

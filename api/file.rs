@@ -283,7 +283,17 @@ impl FdList {
         // SAFETY: `m` is the live msghdr of a receive with a user control buffer; the
         // list (a kmalloc'd `scm_fp_list` holding its files) is handed over:
         // `scm_detach_fds` installs what fits and frees the list (`__scm_destroy`).
-        unsafe { bindings::scm_detach_fds(m.as_ptr(), &mut scm) };
+        #[cfg(kline_6_12)]
+        // SAFETY: As above.
+        unsafe {
+            bindings::scm_detach_fds(m.as_ptr(), &mut scm)
+        };
+        // TODO(issue 36): SO_RIGHTS_NOTRUNC (7.3), the receiver's flag.
+        #[cfg(kline_7_3)]
+        // SAFETY: As above.
+        unsafe {
+            bindings::scm_detach_fds(m.as_ptr(), &mut scm, false)
+        };
         Ok(())
     }
 }

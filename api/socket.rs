@@ -139,6 +139,23 @@ impl SockOpt {
     }
 }
 
+/// `SO_PASSCRED`, `SO_PASSSEC` and `SO_PASSPIDFD`, which the core's `sk_setsockopt` sets
+/// for AF_UNIX (and netlink, bluetooth) only since 6.16: the family sets them itself.
+#[cfg(kline_7_3)]
+fn pass_flag_option(sk: &Sock, optname: c_int, opt: &SockOpt) -> Option<Result> {
+    match u32::try_from(optname).ok()? {
+        bindings::SO_PASSCRED | bindings::SO_PASSSEC | bindings::SO_PASSPIDFD => {
+            Some(opt.int().and_then(|v| {
+                // SAFETY: `sk` is live; the call takes the socket's lock itself.
+                to_result(unsafe {
+                    bindings::afunix_sk_set_pass_flag(sk.as_ptr(), optname, v != 0)
+                })
+            }))
+        }
+        _ => None,
+    }
+}
+
 /// Looks up the `struct sock` of a socket in a callback (it is set until release).
 fn sk_of(sock: &Socket) -> Result<&Sock> {
     sock.sk().ok_or(EINVAL)
@@ -223,7 +240,7 @@ impl<T: SocketOps> Adapter<T> {
     /// address of `len` bytes in a `struct sockaddr_storage`.
     unsafe extern "C" fn bind(
         sock: *mut bindings::socket,
-        addr: *mut bindings::sockaddr,
+        addr: *mut OpsSockaddr,
         len: c_int,
     ) -> c_int {
         from_result(|| {
@@ -239,7 +256,7 @@ impl<T: SocketOps> Adapter<T> {
     /// As for `bind`.
     unsafe extern "C" fn connect(
         sock: *mut bindings::socket,
-        addr: *mut bindings::sockaddr,
+        addr: *mut OpsSockaddr,
         len: c_int,
         flags: c_int,
     ) -> c_int {
@@ -357,6 +374,11 @@ impl<T: SocketOps> Adapter<T> {
                 r?;
                 return Ok(0);
             }
+            #[cfg(kline_7_3)]
+            if let Some(r) = pass_flag_option(sk_of(s)?, optname, &opt) {
+                r?;
+                return Ok(0);
+            }
             // SAFETY: The arguments of this call, handed on unchanged.
             to_result(unsafe { bindings::sock_setsockopt(sock, level, optname, optval, optlen) })?;
             Ok(0)
@@ -464,12 +486,18 @@ impl<T: SocketOps> Adapter<T> {
 /// `O_NONBLOCK`, in the flags of connect and accept.
 const O_NONBLOCK: c_int = bindings::O_NONBLOCK as c_int;
 
+/// The address of `proto_ops.bind` and `.connect`: `struct sockaddr_unsized` since 6.19.
+#[cfg(kline_6_12)]
+type OpsSockaddr = bindings::sockaddr;
+#[cfg(kline_7_3)]
+type OpsSockaddr = bindings::sockaddr_unsized;
+
 /// Copies the address of a bind or connect.
 ///
 /// # Safety
 ///
 /// `addr` is a `struct sockaddr_storage` of the socket core holding `len` bytes.
-unsafe fn raw_addr(addr: *mut bindings::sockaddr, len: c_int) -> SunAddr {
+unsafe fn raw_addr(addr: *mut OpsSockaddr, len: c_int) -> SunAddr {
     let len = usize::try_from(len).unwrap_or(0);
     // SAFETY: `addr` has 128 readable bytes; at most 110 are read.
     unsafe { sun_addr_from_raw(addr.cast(), len) }

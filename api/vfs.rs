@@ -184,25 +184,19 @@ impl NewSocketInode {
         let mut parent = MaybeUninit::<bindings::path>::zeroed();
         // SAFETY: `name` is NUL-terminated; `parent` is written on success.
         let dentry = from_err_ptr(unsafe {
-            bindings::kern_path_create(
-                bindings::AT_FDCWD,
-                name.as_char_ptr(),
-                parent.as_mut_ptr(),
-                0,
-            )
+            bindings::afunix_path_create(name.as_char_ptr(), parent.as_mut_ptr())
         })?;
-        // SAFETY: Written by `kern_path_create` on success.
+        // SAFETY: Written by `afunix_path_create` (`kern_path_create`) on success.
         let mut parent = unsafe { parent.assume_init() };
         // SAFETY: `parent` is held and `dentry` is its new, negative child, locked by
         // `kern_path_create`; the parent's dentry is positive (a directory).
         let err = unsafe {
             match bindings::afunix_security_path_mknod(&parent, dentry, mode, 0) {
-                0 => bindings::vfs_mknod(
+                0 => bindings::afunix_vfs_mknod(
                     bindings::afunix_mnt_idmap(parent.mnt),
                     (*parent.dentry).d_inode,
                     dentry,
                     mode,
-                    0,
                 ),
                 err => err,
             }

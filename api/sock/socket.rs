@@ -51,6 +51,8 @@ impl Sock {
         // SAFETY: `sock` is the new socket of the current accept call, with no `sk` yet
         // (`NewSocket`'s invariant).
         unsafe { (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED };
+        // Since 6.16 the flags are the socket's own, copied from the listener at connect.
+        #[cfg(kline_6_12)]
         for nr in [
             sock_flag::PASSCRED,
             sock_flag::PASSPIDFD,
