@@ -48,7 +48,7 @@ pub(crate) trait SocketOps {
     fn socketpair(a: &Sock, b: &Sock) -> Result;
     /// `accept()` on the listener `sk` of `listener`, into `newsock` (no `sk` yet).
     fn accept(_listener: &Socket, _sk: &Sock, _newsock: NewSocket<'_>, _nonblock: bool) -> Result {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// `getsockname()` (`peer` false) or `getpeername()`: `None` for an unnamed socket.
     fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>>;
@@ -60,7 +60,7 @@ pub(crate) trait SocketOps {
     fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>>;
     /// `listen()`.
     fn listen(_sk: &Sock, _backlog: i32) -> Result {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// `shutdown()`, `how` as the caller passed it.
     fn shutdown(sk: &Sock, how: i32) -> Result;
@@ -85,7 +85,7 @@ pub(crate) trait SocketOps {
         _nonblock: bool,
         _has_offset: bool,
     ) -> Result<usize> {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// The `scm_fds:` line of `/proc/<pid>/fdinfo/<fd>`.
     fn fdinfo_fds(sk: &Sock) -> u32;
