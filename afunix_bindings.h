@@ -69,6 +69,9 @@ enum {
 	AFUNIX_SOCK_RCVTSTAMP = SOCK_RCVTSTAMP,
 	AFUNIX_SOCK_SELECT_ERR_QUEUE = SOCK_SELECT_ERR_QUEUE,
 	AFUNIX_TASK_FREEZABLE = TASK_FREEZABLE,
+	/* 7.3: an enum member (socket_flags) and a BIT() macro. */
+	AFUNIX_SOCK_CUSTOM_SOCKOPT = SOCK_CUSTOM_SOCKOPT,
+	AFUNIX_LOOKUP_FOLLOW = LOOKUP_FOLLOW,
 };
 
 /*
@@ -261,6 +264,11 @@ struct dentry *afunix_path_create(const char *name, struct path *parent);
 int afunix_vfs_mknod(struct mnt_idmap *idmap, struct inode *dir, struct dentry *dentry,
 		     umode_t mode);
 kuid_t afunix_sock_uid(struct sock *sk);
+unsigned long afunix_sock_ino(struct sock *sk);
+int afunix_mutex_trylock(struct mutex *lock);
+int afunix_current_umask(void);
+struct dentry *afunix_file_dentry(const struct file *file);
+const unsigned char *afunix_dentry_name(const struct dentry *dentry, unsigned int *len);
 struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags);
 struct dentry *afunix_dget(struct dentry *dentry);
 int afunix_path_permission(const struct path *path, int mask);

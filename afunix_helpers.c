@@ -12,6 +12,7 @@
  * Everything else, the name tables, their resize and the autobind map included, is
  * Rust: see README.md, "Layout".
  */
+#include <linux/fs_struct.h>
 #include <linux/kcov.h>
 #include <linux/module.h>
 #include <linux/security.h>
@@ -535,10 +536,20 @@ u32 afunix_security_peersec_dgram(struct socket *sock)
 	return secid;
 }
 
-/* scm_passec() of <net/scm.h>, a static inline; scm_cookie has a secid only with LSM hooks. */
+/*
+ * scm_passec() of <net/scm.h>, a static inline; scm_cookie has a secid only with LSM hooks.
+ * 7.3's is static in net/core/scm.c: the same, over the sock's flag and an lsm_context.
+ */
 void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid)
 {
-#ifdef CONFIG_SECURITY_NETWORK
+#if defined(CONFIG_SECURITY_NETWORK) && defined(AFUNIX_KLINE_7_3)
+	struct lsm_context ctx;
+
+	if (sock->sk->sk_scm_security && security_secid_to_secctx(secid, &ctx) >= 0) {
+		put_cmsg(msg, SOL_SOCKET, SCM_SECURITY, ctx.len, ctx.context);
+		security_release_secctx(&ctx);
+	}
+#elif defined(CONFIG_SECURITY_NETWORK)
 	struct scm_cookie scm = { .secid = secid };
 
 	scm_passec(sock, msg, &scm);
@@ -657,6 +668,37 @@ void afunix_sk_copy_pass_flags(struct sock *sk, const struct sock *from)
 	sk->sk_scm_recv_flags = from->sk_scm_recv_flags;
 }
 #endif
+
+/* sock_i_ino() is a static inline since 6.16. */
+unsigned long afunix_sock_ino(struct sock *sk)
+{
+	return sock_i_ino(sk);
+}
+
+/* mutex_trylock() is a macro (_mutex_trylock_nest_lock()) since 6.16. */
+int afunix_mutex_trylock(struct mutex *lock)
+{
+	return mutex_trylock(lock);
+}
+
+/* current_umask() is a static inline of <linux/fs_struct.h> since 6.16. */
+int afunix_current_umask(void)
+{
+	return current_umask();
+}
+
+/* f_path is in an anonymous union of struct file (with __f_path) since 6.17. */
+struct dentry *afunix_file_dentry(const struct file *file)
+{
+	return file->f_path.dentry;
+}
+
+/* d_name is in an anonymous union of struct dentry (with __d_name) since 6.17. */
+const unsigned char *afunix_dentry_name(const struct dentry *dentry, unsigned int *len)
+{
+	*len = dentry->d_name.len;
+	return dentry->d_name.name;
+}
 
 /* alloc_workqueue() is a macro (alloc_workqueue_noprof(), memory allocation profiling). */
 struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags)

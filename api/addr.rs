@@ -10,7 +10,7 @@
 //! looks at it.
 
 use crate::api::bindings;
-use crate::api::kline::{ARef, AlwaysRefCounted};
+use crate::api::kline::{cstr_bytes, ARef, AlwaysRefCounted};
 use core::mem::{offset_of, MaybeUninit};
 use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
@@ -143,7 +143,7 @@ impl Address {
     fn set_name(&mut self, name: &Name<'_>) {
         let (src, extra) = match name {
             Name::Abstract(n) => (*n, 0),
-            Name::Path(p) => (p.as_bytes(), 1),
+            Name::Path(p) => (cstr_bytes(p), 1),
         };
         // `src` is at most `SUN_LEN - PATH_OFFSET` bytes (`validate`), so the name and
         // a NUL fit.

@@ -19,6 +19,9 @@
 )]
 
 use kernel::ffi;
+// 7.3's bindgen parameters derive pin-init's `MaybeZeroable` for every struct and union.
+#[cfg(kline_7_3)]
+use pin_init::MaybeZeroable;
 
 type __kernel_size_t = usize;
 type __kernel_ssize_t = isize;

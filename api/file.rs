@@ -52,10 +52,10 @@ impl File {
             if (*(*inode).i_sb).s_magic as u64 != bindings::AFUNIX_ANON_INODE_FS_MAGIC as u64 {
                 return false;
             }
-            let dentry = (*file).f_path.dentry;
-            let name = (*dentry).d_name.name;
-            let len = (*dentry).d_name.__bindgen_anon_1.__bindgen_anon_1.len as usize;
-            core::slice::from_raw_parts(name, len) == b"[io_uring]"
+            let dentry = bindings::afunix_file_dentry(file);
+            let mut len = 0;
+            let name = bindings::afunix_dentry_name(dentry, &mut len);
+            core::slice::from_raw_parts(name, len as usize) == b"[io_uring]"
         }
     }
 

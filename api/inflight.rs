@@ -31,9 +31,16 @@ pub(crate) fn new_gc_lock<T>(data: T) -> impl PinInit<SpinLock<T>> {
 }
 
 /// Empties `v`, keeping its allocation (6.12's `KVVec` has no `clear`).
+#[cfg(kline_6_12)]
 pub(crate) fn empty<T: Copy>(v: &mut KVVec<T>) {
     // SAFETY: 0 is within the capacity; the entries are `Copy`, so none needs a drop.
     unsafe { v.set_len(0) };
+}
+
+/// Empties `v`, keeping its allocation.
+#[cfg(kline_7_3)]
+pub(crate) fn empty<T: Copy>(v: &mut KVVec<T>) {
+    v.clear();
 }
 
 /// The collector's list of the sockets of this family in flight (their file is in an

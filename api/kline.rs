@@ -17,3 +17,16 @@ pub(crate) use kernel::init::InPlaceInit;
 pub(crate) use kernel::init::{init_array_from_fn, pin_init_array_from_fn, InPlaceInit, PinInit};
 #[cfg(kline_7_3)]
 pub(crate) use pin_init::{init_array_from_fn, pin_init_array_from_fn, PinInit};
+
+/// The bytes of a C string, without its NUL: 6.12's `kernel::str::CStr::as_bytes`, which
+/// 7.3 replaced by `core::ffi::CStr` (`to_bytes`).
+#[cfg(kline_6_12)]
+pub(crate) fn cstr_bytes(s: &kernel::str::CStr) -> &[u8] {
+    s.as_bytes()
+}
+
+/// As above.
+#[cfg(kline_7_3)]
+pub(crate) fn cstr_bytes(s: &kernel::str::CStr) -> &[u8] {
+    s.to_bytes()
+}

@@ -508,7 +508,7 @@ impl<const N: usize> Stripes<N> {
         link: Link,
         class: LockClass,
     ) -> impl PinInit<Stripes<N>> {
-        kernel::build_assert!(N.is_power_of_two());
+        kernel::prelude::build_assert!(N.is_power_of_two());
         let chains: Arc<Chains> = chains.into();
         let first: *mut Chains = ptr::from_ref::<Chains>(&chains).cast_mut();
         pin_init!(Stripes {

@@ -230,7 +230,7 @@ impl<S: Operations> Adapter<S> {
 pub(super) unsafe fn proc_create<S: Operations>(net: *mut bindings::net) -> Result {
     // The cursor follows `seq_net_private` (a multiple of 8 bytes) in memory from
     // `kmalloc` (8-aligned at least).
-    kernel::build_assert!(core::mem::align_of::<S::Cursor<'static>>() <= 8);
+    kernel::prelude::build_assert!(core::mem::align_of::<S::Cursor<'static>>() <= 8);
     let size = core::mem::size_of::<S::Cursor<'static>>() as c_uint;
     // SAFETY: `net` is being initialised; the operations are a constant (promoted to a
     // static); the state has room for a cursor.

@@ -15,6 +15,9 @@ use core::mem::MaybeUninit;
 use core::ptr;
 use kernel::error::{from_err_ptr, Error, Result};
 use kernel::str::CStr;
+// 7.3's `CStr` is core's, with the kernel's methods in an extension trait.
+#[cfg(kline_7_3)]
+use kernel::str::CStrExt as _;
 
 /// `S_IFSOCK`: the file type of a socket inode.
 pub(crate) const S_IFSOCK: u32 = bindings::S_IFSOCK;
@@ -26,7 +29,7 @@ pub(crate) const MAY_WRITE: i32 = bindings::MAY_WRITE as i32;
 #[inline]
 pub(crate) fn current_umask() -> u32 {
     // SAFETY: No requirements.
-    unsafe { bindings::current_umask() as u32 }
+    unsafe { bindings::afunix_current_umask() as u32 }
 }
 
 /// A path with references of its own to its mount and dentry (`path_get()`), put on
@@ -81,7 +84,7 @@ impl HeldPath {
         to_result(unsafe {
             bindings::kern_path(
                 name.as_char_ptr(),
-                bindings::LOOKUP_FOLLOW,
+                bindings::AFUNIX_LOOKUP_FOLLOW,
                 path.as_mut_ptr(),
             )
         })?;

@@ -202,7 +202,7 @@ mod sock_flag {
     #[cfg(kline_7_3)]
     pub(super) const PASSPIDFD: u32 = bindings::AFUNIX_PASS_PIDFD;
     /// `SOCK_CUSTOM_SOCKOPT`: `SOL_SOCKET` options go to the family's `setsockopt`.
-    pub(super) const CUSTOM_SOCKOPT: u32 = bindings::SOCK_CUSTOM_SOCKOPT;
+    pub(super) const CUSTOM_SOCKOPT: u32 = bindings::AFUNIX_SOCK_CUSTOM_SOCKOPT;
 }
 
 /// The ioctls of the family (`unix_ioctl()`).

@@ -642,7 +642,7 @@ impl Sock {
     pub(crate) fn i_ino(&self) -> u64 {
         // SAFETY: `self` is a live socket; `sock_i_ino` reads `sk_socket` under
         // `sk_callback_lock`.
-        unsafe { bindings::sock_i_ino(self.as_ptr()) as u64 }
+        unsafe { bindings::afunix_sock_ino(self.as_ptr()) as u64 }
     }
 
     /// `sock_sndtimeo()`.
