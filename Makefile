@@ -61,7 +61,8 @@ module: setup
 	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) $(KMAKE_LINT) W=1 modules
 
 selftests:
-	@$(MAKE) -s -C selftests KSRC=$(KSRC)
+	@$(MAKE) -s -C selftests KSRC=$(KSRC) \
+		$(if $(filter-out 6.12,$(KLINE)),UAPI=$$($(SCRIPTS)/build-kernel --uapi))
 
 # LD_PRELOAD shim: unmodified AF_UNIX programs on the module's family (shim/unixshim.c).
 shim: shim/unixshim.so

@@ -37,8 +37,10 @@ case "$KLINE" in
 	;;
 esac
 KSRC_PKG=linux-source-$KLINE
-# The extracted tree of the line's tarball (build-kernel extracts it).
+# The extracted tree of the line's tarball (build-kernel extracts it), and its UAPI
+# headers for the upstream kselftests beyond 6.12 (build-kernel installs them).
 KSRC=$CACHE/linux-source-$KLINE
+KUAPI=$CACHE/uapi-$KVER
 export KLINE
 TOOLS=$CACHE/tools
 VENV=$CACHE/venv
