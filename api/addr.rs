@@ -73,7 +73,7 @@ impl SunAddr {
         let init = (self.len.min(SUN_LEN) + 1).max(PATH_OFFSET);
         // SAFETY: The first `init` bytes are initialised (type invariant), and
         // `init <= SUN_LEN + 1`, the array's length.
-        unsafe { &*(&self.bytes[..init] as *const [MaybeUninit<u8>] as *const [u8]) }
+        unsafe { core::slice::from_raw_parts(self.bytes.as_ptr().cast::<u8>(), init) }
     }
 
     /// `sun_family` (the bytes of it the caller did not pass are zero).

@@ -7,6 +7,11 @@
 #![allow(
     clippy::all,
     clippy::undocumented_unsafe_blocks,
+    // 7.3's kernel warns of these (its own bindings allow them too).
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    clippy::ptr_as_ptr,
+    clippy::ref_as_ptr,
     missing_docs,
     non_camel_case_types,
     non_upper_case_globals,

@@ -49,7 +49,7 @@ impl File {
                 return false;
             }
             let inode = (*file).f_inode;
-            if (*(*inode).i_sb).s_magic as u64 != bindings::AFUNIX_ANON_INODE_FS_MAGIC as u64 {
+            if (*(*inode).i_sb).s_magic as u64 != u64::from(bindings::AFUNIX_ANON_INODE_FS_MAGIC) {
                 return false;
             }
             let dentry = bindings::afunix_file_dentry(file);

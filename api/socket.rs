@@ -479,7 +479,7 @@ impl<T: SocketOps> Adapter<T> {
         };
         let n: core::ffi::c_uint = T::fdinfo_fds(sk);
         // SAFETY: `m` is the seq_file being shown; the argument matches the format.
-        unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".as_ptr().cast(), n) };
+        unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".to_bytes_with_nul().as_ptr().cast(), n) };
     }
 }
 
@@ -550,5 +550,5 @@ pub(crate) fn proto_ops<T: SocketOps>(
 /// Writes an int to a user pointer of an ioctl (`put_user`).
 pub(crate) fn put_user_int(arg: usize, val: i32) -> Result {
     // SAFETY: `put_user` checks the user address; `arg` is the ioctl's argument.
-    to_result(unsafe { bindings::afunix_put_int(arg as _, val) })
+    to_result(unsafe { bindings::afunix_put_int(arg as kernel::ffi::c_ulong, val) })
 }

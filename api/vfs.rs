@@ -221,8 +221,14 @@ impl NewSocketInode {
 
     /// The new inode's number.
     pub(crate) fn ino(&self) -> u64 {
+        #[cfg(kline_6_12)]
         // SAFETY: The inode is live while its dentry is held.
-        unsafe { (*self.inode()).i_ino as u64 }
+        let ino = unsafe { (*self.inode()).i_ino as u64 };
+        // 7.3's `i_ino` is a u64.
+        #[cfg(kline_7_3)]
+        // SAFETY: As above.
+        let ino = unsafe { (*self.inode()).i_ino };
+        ino
     }
 
     /// The new inode's path, with references of its own (for the socket).

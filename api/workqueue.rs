@@ -32,7 +32,7 @@ impl OwnedQueue {
         // SAFETY: A static NUL-terminated name; the flags are valid.
         let q = unsafe {
             bindings::afunix_alloc_workqueue(
-                c"rust_afunix".as_ptr().cast(),
+                c"rust_afunix".to_bytes_with_nul().as_ptr().cast(),
                 bindings::AFUNIX_WQ_UNBOUND,
             )
         };

@@ -69,8 +69,8 @@ impl Skb {
         let skb = unsafe {
             bindings::sock_alloc_send_pskb(
                 sk.as_ptr(),
-                head as _,
-                data_len as _,
+                head as kernel::ffi::c_ulong,
+                data_len as kernel::ffi::c_ulong,
                 nonblock.into(),
                 &mut err,
                 order,
