@@ -4,8 +4,14 @@
 # Kbuild reads `Kbuild`; this file is the wrapper for people.
 
 KVARIANT ?= debug
+# The kernel line (issue 36): 6.12 (LTS, the default and what CI runs) or 7.3. The scripts
+# read it from the environment; each line's version is pinned in scripts/common.sh.
+KLINE ?= 6.12
+export KLINE
 SCRIPTS := $(CURDIR)/scripts
 CACHE ?= $(or $(RUST_AFUNIX_CACHE),$(HOME)/.cache/rust-afunix)
+# The line's kernel source tree (extracted by scripts/build-kernel).
+KSRC := $(CACHE)/linux-source-$(KLINE)
 BINDGEN := $(CACHE)/tools/bin/bindgen
 # Debian's rust-web-clippy: clippy for rustc-web's compiler.
 CLIPPY_DRIVER := /usr/bin/clippy-driver
@@ -42,6 +48,7 @@ help:
 	@echo "make fmt        rustfmt the crate with the kernel's .rustfmt.toml"
 	@echo "make clean      remove the builds of the module, selftests, shim and benchmarks"
 	@echo "make help       this list"
+	@echo "Every target takes KLINE=6.12|7.3, the kernel line (default 6.12, the LTS)."
 
 setup:
 	@$(SCRIPTS)/setup
@@ -64,7 +71,8 @@ module: setup
 	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) $(KMAKE_LINT) W=1 modules
 
 selftests:
-	@$(MAKE) -s -C selftests KSRC=$(CACHE)/linux-source-6.12
+	@$(MAKE) -s -C selftests KSRC=$(KSRC) \
+		$(if $(filter-out 6.12,$(KLINE)),UAPI=$$($(SCRIPTS)/build-kernel --uapi))
 
 # LD_PRELOAD shim: unmodified AF_UNIX programs on the module's family (shim/unixshim.c).
 shim: shim/unixshim.so
@@ -146,7 +154,7 @@ bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
 # scripts/compile-fail: misuses of the API must not type-check against the crate as just
 # built, their twins must.
 lint: setup
-	@ksrc=$(CACHE)/linux-source-6.12; \
+	@ksrc=$(KSRC); \
 	$(SCRIPTS)/check-docs && \
 	$(SCRIPTS)/check-layers && \
 	rustfmt --edition 2021 --config-path $$ksrc/.rustfmt.toml --check rust_afunix_main.rs \
@@ -164,7 +172,7 @@ layers:
 	@$(SCRIPTS)/check-layers --counts
 
 fmt:
-	rustfmt --edition 2021 --config-path $(CACHE)/linux-source-6.12/.rustfmt.toml rust_afunix_main.rs
+	rustfmt --edition 2021 --config-path $(KSRC)/.rustfmt.toml rust_afunix_main.rs
 
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \

@@ -69,6 +69,9 @@ enum {
 	AFUNIX_SOCK_RCVTSTAMP = SOCK_RCVTSTAMP,
 	AFUNIX_SOCK_SELECT_ERR_QUEUE = SOCK_SELECT_ERR_QUEUE,
 	AFUNIX_TASK_FREEZABLE = TASK_FREEZABLE,
+	/* 7.3: an enum member (socket_flags) and a BIT() macro. */
+	AFUNIX_SOCK_CUSTOM_SOCKOPT = SOCK_CUSTOM_SOCKOPT,
+	AFUNIX_LOOKUP_FOLLOW = LOOKUP_FOLLOW,
 };
 
 /*
@@ -122,6 +125,18 @@ enum {
 enum {
 	AFUNIX_SKB_CB_SIZE = sizeof_field(struct sk_buff, cb),
 };
+
+/* The bit numbers of afunix_sk_pass_flags() (6.16 and later). */
+enum {
+	AFUNIX_PASS_CRED = 0,
+	AFUNIX_PASS_SEC = 1,
+	AFUNIX_PASS_PIDFD = 2,
+};
+#ifdef AFUNIX_KLINE_7_3
+unsigned int afunix_sk_pass_flags(const struct sock *sk);
+int afunix_sk_set_pass_flag(struct sock *sk, int optname, bool on);
+void afunix_sk_copy_pass_flags(struct sock *sk, const struct sock *from);
+#endif
 
 /* The module parameter `family`, defined in afunix_helpers.c. */
 extern int afunix_family;
@@ -245,6 +260,16 @@ int afunix_sk_filter(struct sock *sk, struct sk_buff *skb);
 void afunix_net_timestamp(struct sk_buff *skb);
 int afunix_copy_from_sockptr(void *dst, sockptr_t src, size_t size);
 void afunix_mknod_done(struct path *parent, struct dentry *dentry);
+struct dentry *afunix_path_create(const char *name, struct path *parent);
+int afunix_vfs_mknod(struct mnt_idmap *idmap, struct inode *dir, struct dentry *dentry,
+		     umode_t mode);
+kuid_t afunix_sock_uid(struct sock *sk);
+unsigned long afunix_sock_ino(struct sock *sk);
+int afunix_mutex_trylock(struct mutex *lock);
+int afunix_current_umask(void);
+struct dentry *afunix_file_dentry(const struct file *file);
+const unsigned char *afunix_dentry_name(const struct dentry *dentry, unsigned int *len);
+struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags);
 struct dentry *afunix_dget(struct dentry *dentry);
 int afunix_path_permission(const struct path *path, int mask);
 void afunix_path_put(struct path *path);

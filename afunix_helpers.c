@@ -12,6 +12,7 @@
  * Everything else, the name tables, their resize and the autobind map included, is
  * Rust: see README.md, "Layout".
  */
+#include <linux/fs_struct.h>
 #include <linux/kcov.h>
 #include <linux/module.h>
 #include <linux/security.h>
@@ -535,10 +536,20 @@ u32 afunix_security_peersec_dgram(struct socket *sock)
 	return secid;
 }
 
-/* scm_passec() of <net/scm.h>, a static inline; scm_cookie has a secid only with LSM hooks. */
+/*
+ * scm_passec() of <net/scm.h>, a static inline; scm_cookie has a secid only with LSM hooks.
+ * 7.3's is static in net/core/scm.c: the same, over the sock's flag and an lsm_context.
+ */
 void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid)
 {
-#ifdef CONFIG_SECURITY_NETWORK
+#if defined(CONFIG_SECURITY_NETWORK) && defined(AFUNIX_KLINE_7_3)
+	struct lsm_context ctx;
+
+	if (sock->sk->sk_scm_security && security_secid_to_secctx(secid, &ctx) >= 0) {
+		put_cmsg(msg, SOL_SOCKET, SCM_SECURITY, ctx.len, ctx.context);
+		security_release_secctx(&ctx);
+	}
+#elif defined(CONFIG_SECURITY_NETWORK)
 	struct scm_cookie scm = { .secid = secid };
 
 	scm_passec(sock, msg, &scm);
@@ -568,9 +579,131 @@ struct mnt_idmap *afunix_mnt_idmap(const struct vfsmount *mnt)
 	return mnt_idmap(mnt);
 }
 
+/*
+ * The kernel lines (issue 36, Kbuild's AFUNIX_KLINE_*) differ in these; the Rust side
+ * calls one name. 6.18 renamed kern_path_create()/done_path_create() to
+ * start_creating_path()/end_creating_path().
+ */
 void afunix_mknod_done(struct path *parent, struct dentry *dentry)
 {
+#ifdef AFUNIX_KLINE_7_3
+	end_creating_path(parent, dentry);
+#else
 	done_path_create(parent, dentry);
+#endif
+}
+
+struct dentry *afunix_path_create(const char *name, struct path *parent)
+{
+#ifdef AFUNIX_KLINE_7_3
+	return start_creating_path(AT_FDCWD, name, parent, 0);
+#else
+	return kern_path_create(AT_FDCWD, name, parent, 0);
+#endif
+}
+
+/* 6.18's vfs_mknod() and vfs_unlink() take a delegated inode (NULL: none waited for). */
+int afunix_vfs_mknod(struct mnt_idmap *idmap, struct inode *dir, struct dentry *dentry,
+		     umode_t mode)
+{
+#ifdef AFUNIX_KLINE_7_3
+	return vfs_mknod(idmap, dir, dentry, mode, 0, NULL);
+#else
+	return vfs_mknod(idmap, dir, dentry, mode, 0);
+#endif
+}
+
+/* sock_i_uid() is sk_uid(), a static inline, since 6.16. */
+kuid_t afunix_sock_uid(struct sock *sk)
+{
+#ifdef AFUNIX_KLINE_7_3
+	return sk_uid(sk);
+#else
+	return sock_i_uid(sk);
+#endif
+}
+
+#ifdef AFUNIX_KLINE_7_3
+/*
+ * Since 6.16 the SO_PASS* flags are bitfields of the sock (sk_scm_recv_flags), and the
+ * core's sk_setsockopt() sets SO_PASSCRED and SO_PASSSEC for AF_UNIX, AF_NETLINK and
+ * AF_BLUETOOTH only and SO_PASSPIDFD for AF_UNIX only: the family sets them here. Read
+ * and written as AF_UNIX does (plain bitfield accesses; written under lock_sock()).
+ */
+unsigned int afunix_sk_pass_flags(const struct sock *sk)
+{
+	return (sk->sk_scm_credentials ? BIT(AFUNIX_PASS_CRED) : 0) |
+	       (sk->sk_scm_security ? BIT(AFUNIX_PASS_SEC) : 0) |
+	       (sk->sk_scm_pidfd ? BIT(AFUNIX_PASS_PIDFD) : 0);
+}
+
+int afunix_sk_set_pass_flag(struct sock *sk, int optname, bool on)
+{
+	int err = 0;
+
+	lock_sock(sk);
+	switch (optname) {
+	case SO_PASSCRED:
+		sk->sk_scm_credentials = on;
+		break;
+	case SO_PASSSEC:
+		if (IS_ENABLED(CONFIG_SECURITY_NETWORK))
+			sk->sk_scm_security = on;
+		else
+			err = -EOPNOTSUPP;
+		break;
+	case SO_PASSPIDFD:
+		sk->sk_scm_pidfd = on;
+		break;
+	default:
+		err = -ENOPROTOOPT;
+	}
+	release_sock(sk);
+	return err;
+}
+
+/* unix_stream_connect(): the embryo takes the listener's flags. */
+void afunix_sk_copy_pass_flags(struct sock *sk, const struct sock *from)
+{
+	sk->sk_scm_recv_flags = from->sk_scm_recv_flags;
+}
+#endif
+
+/* sock_i_ino() is a static inline since 6.16. */
+unsigned long afunix_sock_ino(struct sock *sk)
+{
+	return sock_i_ino(sk);
+}
+
+/* mutex_trylock() is a macro (_mutex_trylock_nest_lock()) since 6.16. */
+int afunix_mutex_trylock(struct mutex *lock)
+{
+	return mutex_trylock(lock);
+}
+
+/* current_umask() is a static inline of <linux/fs_struct.h> since 6.16. */
+int afunix_current_umask(void)
+{
+	return current_umask();
+}
+
+/* f_path is in an anonymous union of struct file (with __f_path) since 6.17. */
+struct dentry *afunix_file_dentry(const struct file *file)
+{
+	return file->f_path.dentry;
+}
+
+/* d_name is in an anonymous union of struct dentry (with __d_name) since 6.17. */
+const unsigned char *afunix_dentry_name(const struct dentry *dentry, unsigned int *len)
+{
+	*len = dentry->d_name.len;
+	return dentry->d_name.name;
+}
+
+/* alloc_workqueue() is a macro (alloc_workqueue_noprof(), memory allocation profiling). */
+struct workqueue_struct *afunix_alloc_workqueue(const char *name, unsigned int flags)
+{
+	return alloc_workqueue("%s", flags, 0, name);
 }
 
 struct dentry *afunix_dget(struct dentry *dentry)

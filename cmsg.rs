@@ -206,7 +206,10 @@ fn scm_parse(buf: &[u8], secid: u32) -> Result<SendScm> {
                 };
                 let pid = pid as i32;
                 let (uid, gid) = scm::check_creds(pid, uid, gid)?;
-                if !creds.pid.as_ref().is_some_and(|p| p.vnr() == pid) {
+                // (`is_none_or` is newer than 6.12's minimum Rust; 7.3's clippy
+                // refuses the negated `is_some_and`.)
+                let same = matches!(creds.pid.as_ref(), Some(p) if p.vnr() == pid);
+                if !same {
                     creds.pid = Some(Pid::find(pid).ok_or(ESRCH)?);
                 }
                 creds.uid = uid;

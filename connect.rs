@@ -20,11 +20,11 @@ use crate::api::task::{intr_errno, signal_pending};
 
 use crate::names;
 
+use crate::api::kline::ARef;
 use crate::opts::SockOpts;
 use crate::proto::{account_new_socket, init_new, release, release_sock, unaccount_socket};
 use crate::wakeup;
 use kernel::error::{code::*, Error, Result};
-use kernel::types::ARef;
 
 /// `connect()` of a stream or seqpacket socket (`unix_stream_connect()`): a new
 /// embryo socket, connected to `sk`, goes onto the listener's queue for `accept`.
@@ -109,9 +109,10 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
 /// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does: its
 /// peer and state, the caller's credentials, and the address and path of the listener
 /// whose state lock `listener` holds.
-fn setup_embryo(embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
+fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
     // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
     embryo.set_pass_rights(listener.sock().pass_rights());
+    embryo.inherit_pass_flags(listener);
     if let Some(a) = listener.sock().addr() {
         embryo.publish_addr(a);
     }

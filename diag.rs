@@ -16,6 +16,7 @@
 #![deny(unsafe_code)]
 
 use crate::api::error::EMSGSIZE;
+use crate::api::kline::ARef;
 use crate::api::netlink::{DumpCb, DumpSkb, DumpStatus, NetlinkDump};
 use crate::api::netlink::{NlMsgBuilder, NlSkb, ReplySkb, UserNs, NLM_F_MULTI};
 use crate::api::sock::{SkState, Sock};
@@ -27,7 +28,6 @@ use kernel::error::{
     Result,
 };
 use kernel::prelude::vtable;
-use kernel::types::ARef;
 
 /// The family's sock_diag handler and dump.
 pub(crate) struct UnixDiag;

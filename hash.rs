@@ -51,6 +51,8 @@
 use crate::api::addr::{Address, UnixAddress};
 use crate::api::bitmap::AtomicBitmap;
 use crate::api::hsiphash::{self, HashKey};
+use crate::api::kline::pin_init_array_from_fn;
+use crate::api::kline::ARef;
 use crate::api::list::{
     ChainGuard, ChainLock, Chains, Inode, Link, LockClass, StripeGuard, Stripes, Walk, BSD_LOCK,
     TABLE_LOCK,
@@ -66,10 +68,8 @@ use core::ops::Deref;
 use core::sync::atomic::{fence, AtomicI32, Ordering};
 use kernel::alloc::{flags, KVBox};
 use kernel::error::{code::EINVAL, Result};
-use kernel::init::pin_init_array_from_fn;
 use kernel::prelude::*;
 use kernel::sync::{Arc, UniqueArc};
-use kernel::types::ARef;
 use kernel::workqueue::{Work, WorkItem};
 
 const HASH_MOD: u32 = HASH_SIZE - 1;

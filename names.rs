@@ -9,13 +9,13 @@
 
 use crate::api::addr::{Name, SunAddr, UnixAddress, PATH_OFFSET};
 use crate::api::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
+use crate::api::kline::ARef;
 use crate::api::sock::Sock;
 use crate::autobind::autobind;
 use crate::hash::{self, Bucket};
 use crate::vfs::{NewSocketInode, SocketFile};
 use kernel::error::{code::*, Result};
 use kernel::prelude::*;
-use kernel::types::ARef;
 
 /// `bind()`: autobind for a bare family, else a pathname or abstract name.
 ///

@@ -9,6 +9,7 @@
 
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::family::FamilyOps;
+use crate::api::kline::ARef;
 use crate::api::sock::Kind;
 use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket, SpaceSock};
 use crate::api::socket::{IoctlAnswer, SockOpt, SocketOps};
@@ -19,7 +20,6 @@ use crate::wakeup;
 use crate::{connect, dgram, stream};
 use kernel::error::Result;
 use kernel::prelude::*;
-use kernel::types::ARef;
 
 /// The family: socket creation and the sockets' own hooks.
 pub(crate) struct Family;

@@ -20,10 +20,10 @@ use crate::api::socket::{IoctlAnswer, SockOpt};
 use crate::gc;
 use crate::names;
 
+use crate::api::kline::ARef;
 use crate::opts::SockOpts;
 use crate::wakeup;
 use kernel::error::{code::*, Error, Result};
-use kernel::types::ARef;
 
 /// The destructor of the family's data skbs: their files go out of flight.
 pub(crate) struct DataSkb;

@@ -39,10 +39,21 @@ mod wakeup;
 
 use kernel::prelude::*;
 
+// The one switch per kernel line outside `api/`: 7.3's `module!` takes `authors`, a list,
+// where 6.12's takes `author`.
+#[cfg(kline_6_12)]
 module! {
     type: RustAfUnix,
     name: "rust_afunix",
     author: "rust_afunix developers",
+    description: "AF_UNIX sockets reimplemented in Rust, as a socket family of their own",
+    license: "GPL",
+}
+#[cfg(kline_7_3)]
+module! {
+    type: RustAfUnix,
+    name: "rust_afunix",
+    authors: ["rust_afunix developers"],
     description: "AF_UNIX sockets reimplemented in Rust, as a socket family of their own",
     license: "GPL",
 }

@@ -10,6 +10,7 @@
 //! looks at it.
 
 use crate::api::bindings;
+use crate::api::kline::{cstr_bytes, ARef, AlwaysRefCounted};
 use core::mem::{offset_of, MaybeUninit};
 use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
@@ -18,7 +19,7 @@ use kernel::error::{
     Result,
 };
 use kernel::str::CStr;
-use kernel::types::{ARef, AlwaysRefCounted, Opaque};
+use kernel::types::Opaque;
 
 /// `offsetof(struct sockaddr_un, sun_path)`: the family field's size.
 pub(crate) const PATH_OFFSET: usize = 2;
@@ -72,7 +73,7 @@ impl SunAddr {
         let init = (self.len.min(SUN_LEN) + 1).max(PATH_OFFSET);
         // SAFETY: The first `init` bytes are initialised (type invariant), and
         // `init <= SUN_LEN + 1`, the array's length.
-        unsafe { &*(&self.bytes[..init] as *const [MaybeUninit<u8>] as *const [u8]) }
+        unsafe { core::slice::from_raw_parts(self.bytes.as_ptr().cast::<u8>(), init) }
     }
 
     /// `sun_family` (the bytes of it the caller did not pass are zero).
@@ -142,7 +143,7 @@ impl Address {
     fn set_name(&mut self, name: &Name<'_>) {
         let (src, extra) = match name {
             Name::Abstract(n) => (*n, 0),
-            Name::Path(p) => (p.as_bytes(), 1),
+            Name::Path(p) => (cstr_bytes(p), 1),
         };
         // `src` is at most `SUN_LEN - PATH_OFFSET` bytes (`validate`), so the name and
         // a NUL fit.

@@ -7,6 +7,11 @@
 #![allow(
     clippy::all,
     clippy::undocumented_unsafe_blocks,
+    // 7.3's kernel warns of these (its own bindings allow them too).
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    clippy::ptr_as_ptr,
+    clippy::ref_as_ptr,
     missing_docs,
     non_camel_case_types,
     non_upper_case_globals,
@@ -19,6 +24,9 @@
 )]
 
 use kernel::ffi;
+// 7.3's bindgen parameters derive pin-init's `MaybeZeroable` for every struct and union.
+#[cfg(kline_7_3)]
+use pin_init::MaybeZeroable;
 
 type __kernel_size_t = usize;
 type __kernel_ssize_t = isize;

@@ -88,7 +88,7 @@ impl<F: FamilyOps> Adapter<F> {
             // SOCK_DGRAM.
             unsafe {
                 (*sock).state = bindings::socket_state_SS_UNCONNECTED;
-                (*sock).type_ = ty as _;
+                (*sock).type_ = ty as i16;
                 (*sock).ops = ops;
             }
             F::account_new()?;
@@ -179,7 +179,7 @@ static TABLES: AtomicPtr<Tables> = AtomicPtr::new(ptr::null_mut());
 fn proto_named(name: &[u8], owner: *mut bindings::module) -> bindings::proto {
     let mut p = bindings::proto::default();
     for (d, s) in p.name.iter_mut().zip(name) {
-        *d = *s as _;
+        *d = *s as kernel::ffi::c_char;
     }
     p.owner = owner;
     p.obj_size = core::mem::size_of::<UnixSock>() as u32;

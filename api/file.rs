@@ -49,13 +49,13 @@ impl File {
                 return false;
             }
             let inode = (*file).f_inode;
-            if (*(*inode).i_sb).s_magic as u64 != bindings::AFUNIX_ANON_INODE_FS_MAGIC as u64 {
+            if (*(*inode).i_sb).s_magic as u64 != u64::from(bindings::AFUNIX_ANON_INODE_FS_MAGIC) {
                 return false;
             }
-            let dentry = (*file).f_path.dentry;
-            let name = (*dentry).d_name.name;
-            let len = (*dentry).d_name.__bindgen_anon_1.__bindgen_anon_1.len as usize;
-            core::slice::from_raw_parts(name, len) == b"[io_uring]"
+            let dentry = bindings::afunix_file_dentry(file);
+            let mut len = 0;
+            let name = bindings::afunix_dentry_name(dentry, &mut len);
+            core::slice::from_raw_parts(name, len as usize) == b"[io_uring]"
         }
     }
 
@@ -283,7 +283,17 @@ impl FdList {
         // SAFETY: `m` is the live msghdr of a receive with a user control buffer; the
         // list (a kmalloc'd `scm_fp_list` holding its files) is handed over:
         // `scm_detach_fds` installs what fits and frees the list (`__scm_destroy`).
-        unsafe { bindings::scm_detach_fds(m.as_ptr(), &mut scm) };
+        #[cfg(kline_6_12)]
+        // SAFETY: As above.
+        unsafe {
+            bindings::scm_detach_fds(m.as_ptr(), &mut scm)
+        };
+        // TODO(issue 36): SO_RIGHTS_NOTRUNC (7.3), the receiver's flag.
+        #[cfg(kline_7_3)]
+        // SAFETY: As above.
+        unsafe {
+            bindings::scm_detach_fds(m.as_ptr(), &mut scm, false)
+        };
         Ok(())
     }
 }

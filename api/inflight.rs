@@ -13,6 +13,7 @@
 use crate::api::bindings;
 use crate::api::cred::Kuid;
 use crate::api::file::{family_sk_of_file, FdList, Fds};
+use crate::api::kline::{InPlaceInit, PinInit};
 use crate::api::sock::{QueuedSkb, SkState, Skb, Sock, UnixSock};
 use crate::api::sync::SpinLock;
 use core::pin::Pin;
@@ -20,7 +21,6 @@ use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::alloc::{flags::GFP_KERNEL, KBox, KVVec};
 use kernel::error::Result;
-use kernel::init::{InPlaceInit, PinInit};
 use kernel::prelude::*;
 use kernel::sync::{Arc, ArcBorrow};
 use kernel::types::Opaque;
@@ -31,9 +31,16 @@ pub(crate) fn new_gc_lock<T>(data: T) -> impl PinInit<SpinLock<T>> {
 }
 
 /// Empties `v`, keeping its allocation (6.12's `KVVec` has no `clear`).
+#[cfg(kline_6_12)]
 pub(crate) fn empty<T: Copy>(v: &mut KVVec<T>) {
     // SAFETY: 0 is within the capacity; the entries are `Copy`, so none needs a drop.
     unsafe { v.set_len(0) };
+}
+
+/// Empties `v`, keeping its allocation.
+#[cfg(kline_7_3)]
+pub(crate) fn empty<T: Copy>(v: &mut KVVec<T>) {
+    v.clear();
 }
 
 /// The collector's list of the sockets of this family in flight (their file is in an

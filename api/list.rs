@@ -22,6 +22,8 @@
 //! never inlined, for kprobes (`bpftrace`, `funclatency`).
 
 use crate::api::bindings;
+use crate::api::kline::ARef;
+use crate::api::kline::{init_array_from_fn, pin_init_array_from_fn, PinInit};
 use crate::api::sock::Sock;
 use crate::api::sync::{Guard, RcuReadGuard, SpinLock};
 use crate::api::task::cond_resched;
@@ -30,10 +32,9 @@ use core::ptr::{self, NonNull};
 use core::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, Ordering};
 use kernel::alloc::{Flags, KVVec};
 use kernel::error::{code::EINVAL, Result};
-use kernel::init::{init_array_from_fn, pin_init_array_from_fn, PinInit};
 use kernel::prelude::*;
 use kernel::sync::{Arc, UniqueArc};
-use kernel::types::{ARef, Opaque};
+use kernel::types::Opaque;
 
 /// A socket inode, only compared (the global table's key).
 pub(crate) type Inode = bindings::inode;
@@ -507,7 +508,7 @@ impl<const N: usize> Stripes<N> {
         link: Link,
         class: LockClass,
     ) -> impl PinInit<Stripes<N>> {
-        kernel::build_assert!(N.is_power_of_two());
+        kernel::prelude::build_assert!(N.is_power_of_two());
         let chains: Arc<Chains> = chains.into();
         let first: *mut Chains = ptr::from_ref::<Chains>(&chains).cast_mut();
         pin_init!(Stripes {

@@ -57,6 +57,7 @@ pub(crate) mod family;
 pub(crate) mod file;
 pub(crate) mod hsiphash;
 pub(crate) mod inflight;
+pub(crate) mod kline;
 pub(crate) mod list;
 pub(crate) mod lsm;
 pub(crate) mod msg;

@@ -323,7 +323,7 @@ impl<'a> UserNs<'a> {
     /// sock_i_uid(sk))`.
     pub(crate) fn uid_of(self, sk: &Sock) -> u32 {
         // SAFETY: `sk` is live; the namespace is live (type invariant).
-        unsafe { bindings::from_kuid_munged(self.ns, bindings::sock_i_uid(sk.as_ptr())) }
+        unsafe { bindings::from_kuid_munged(self.ns, bindings::afunix_sock_uid(sk.as_ptr())) }
     }
 }
 

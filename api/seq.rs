@@ -59,7 +59,7 @@ impl SeqFile {
     /// `seq_puts()`.
     pub(crate) fn puts(&self, s: &CStr) {
         // SAFETY: The file is being shown (type invariant); `s` is NUL-terminated.
-        unsafe { bindings::__seq_puts(self.as_ptr(), s.as_ptr().cast()) };
+        unsafe { bindings::__seq_puts(self.as_ptr(), s.to_bytes_with_nul().as_ptr().cast()) };
     }
 
     /// `seq_putc()`.
@@ -85,7 +85,10 @@ impl SeqFile {
         unsafe {
             bindings::seq_printf(
                 self.as_ptr(),
-                c"%pK: %08X %08X %08X %04X %02X %5lu".as_ptr().cast(),
+                c"%pK: %08X %08X %08X %04X %02X %5lu"
+                    .to_bytes_with_nul()
+                    .as_ptr()
+                    .cast(),
                 sk.as_ptr().cast::<c_void>(),
                 refs as c_uint,
                 0 as c_uint,
@@ -119,7 +122,7 @@ pub(crate) trait Operations: 'static {
 }
 
 /// `SEQ_START_TOKEN`: the header's place.
-const START: *mut c_void = 1 as *mut c_void;
+const START: *mut c_void = core::ptr::null_mut::<u8>().wrapping_add(1).cast();
 
 /// The trampolines of `S`'s `seq_operations`.
 struct Adapter<S: Operations>(PhantomData<S>);
@@ -230,7 +233,7 @@ impl<S: Operations> Adapter<S> {
 pub(super) unsafe fn proc_create<S: Operations>(net: *mut bindings::net) -> Result {
     // The cursor follows `seq_net_private` (a multiple of 8 bytes) in memory from
     // `kmalloc` (8-aligned at least).
-    kernel::build_assert!(core::mem::align_of::<S::Cursor<'static>>() <= 8);
+    kernel::prelude::build_assert!(core::mem::align_of::<S::Cursor<'static>>() <= 8);
     let size = core::mem::size_of::<S::Cursor<'static>>() as c_uint;
     // SAFETY: `net` is being initialised; the operations are a constant (promoted to a
     // static); the state has room for a cursor.

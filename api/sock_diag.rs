@@ -233,12 +233,12 @@ pub(crate) trait SockDiag {
     /// `get_info`: the reply about `sk`, a socket of the family being destroyed, into
     /// `skb` (a new one), for the destroy broadcast.
     fn get_info(_skb: &mut NlSkb<'_>, _sk: &Sock) -> Result {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
 
     /// `destroy`: a `SOCK_DESTROY` request.
     fn destroy(_req: &DiagRequest<'_>) -> Result {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
 

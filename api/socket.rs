@@ -14,6 +14,7 @@ use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
 use crate::api::cmsg::SOL_SOCKET;
 use crate::api::error::to_result;
+use crate::api::kline::ARef;
 use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket};
 use crate::api::wait::PollMask;
 use core::ffi::{c_int, c_uint};
@@ -22,7 +23,6 @@ use core::ptr;
 use kernel::error::VTABLE_DEFAULT_ERROR;
 use kernel::error::{from_result, Result};
 use kernel::prelude::*;
-use kernel::types::ARef;
 
 /// What an ioctl returns: a value to write to the caller's int, or a result of its own.
 pub(crate) enum IoctlAnswer {
@@ -48,7 +48,7 @@ pub(crate) trait SocketOps {
     fn socketpair(a: &Sock, b: &Sock) -> Result;
     /// `accept()` on the listener `sk` of `listener`, into `newsock` (no `sk` yet).
     fn accept(_listener: &Socket, _sk: &Sock, _newsock: NewSocket<'_>, _nonblock: bool) -> Result {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// `getsockname()` (`peer` false) or `getpeername()`: `None` for an unnamed socket.
     fn getname(sk: &Sock, peer: bool) -> Result<Option<ARef<UnixAddress>>>;
@@ -60,7 +60,7 @@ pub(crate) trait SocketOps {
     fn ioctl(sk: &Sock, cmd: u32) -> Option<Result<IoctlAnswer>>;
     /// `listen()`.
     fn listen(_sk: &Sock, _backlog: i32) -> Result {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// `shutdown()`, `how` as the caller passed it.
     fn shutdown(sk: &Sock, how: i32) -> Result;
@@ -85,7 +85,7 @@ pub(crate) trait SocketOps {
         _nonblock: bool,
         _has_offset: bool,
     ) -> Result<usize> {
-        kernel::build_error(VTABLE_DEFAULT_ERROR)
+        kernel::build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// The `scm_fds:` line of `/proc/<pid>/fdinfo/<fd>`.
     fn fdinfo_fds(sk: &Sock) -> u32;
@@ -136,6 +136,23 @@ impl SockOpt {
             return Err(EFAULT);
         }
         Ok(v)
+    }
+}
+
+/// `SO_PASSCRED`, `SO_PASSSEC` and `SO_PASSPIDFD`, which the core's `sk_setsockopt` sets
+/// for AF_UNIX (and netlink, bluetooth) only since 6.16: the family sets them itself.
+#[cfg(kline_7_3)]
+fn pass_flag_option(sk: &Sock, optname: c_int, opt: &SockOpt) -> Option<Result> {
+    match u32::try_from(optname).ok()? {
+        bindings::SO_PASSCRED | bindings::SO_PASSSEC | bindings::SO_PASSPIDFD => {
+            Some(opt.int().and_then(|v| {
+                // SAFETY: `sk` is live; the call takes the socket's lock itself.
+                to_result(unsafe {
+                    bindings::afunix_sk_set_pass_flag(sk.as_ptr(), optname, v != 0)
+                })
+            }))
+        }
+        _ => None,
     }
 }
 
@@ -223,7 +240,7 @@ impl<T: SocketOps> Adapter<T> {
     /// address of `len` bytes in a `struct sockaddr_storage`.
     unsafe extern "C" fn bind(
         sock: *mut bindings::socket,
-        addr: *mut bindings::sockaddr,
+        addr: *mut OpsSockaddr,
         len: c_int,
     ) -> c_int {
         from_result(|| {
@@ -239,7 +256,7 @@ impl<T: SocketOps> Adapter<T> {
     /// As for `bind`.
     unsafe extern "C" fn connect(
         sock: *mut bindings::socket,
-        addr: *mut bindings::sockaddr,
+        addr: *mut OpsSockaddr,
         len: c_int,
         flags: c_int,
     ) -> c_int {
@@ -357,6 +374,11 @@ impl<T: SocketOps> Adapter<T> {
                 r?;
                 return Ok(0);
             }
+            #[cfg(kline_7_3)]
+            if let Some(r) = pass_flag_option(sk_of(s)?, optname, &opt) {
+                r?;
+                return Ok(0);
+            }
             // SAFETY: The arguments of this call, handed on unchanged.
             to_result(unsafe { bindings::sock_setsockopt(sock, level, optname, optval, optlen) })?;
             Ok(0)
@@ -457,19 +479,25 @@ impl<T: SocketOps> Adapter<T> {
         };
         let n: core::ffi::c_uint = T::fdinfo_fds(sk);
         // SAFETY: `m` is the seq_file being shown; the argument matches the format.
-        unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".as_ptr().cast(), n) };
+        unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".to_bytes_with_nul().as_ptr().cast(), n) };
     }
 }
 
 /// `O_NONBLOCK`, in the flags of connect and accept.
 const O_NONBLOCK: c_int = bindings::O_NONBLOCK as c_int;
 
+/// The address of `proto_ops.bind` and `.connect`: `struct sockaddr_unsized` since 6.19.
+#[cfg(kline_6_12)]
+type OpsSockaddr = bindings::sockaddr;
+#[cfg(kline_7_3)]
+type OpsSockaddr = bindings::sockaddr_unsized;
+
 /// Copies the address of a bind or connect.
 ///
 /// # Safety
 ///
 /// `addr` is a `struct sockaddr_storage` of the socket core holding `len` bytes.
-unsafe fn raw_addr(addr: *mut bindings::sockaddr, len: c_int) -> SunAddr {
+unsafe fn raw_addr(addr: *mut OpsSockaddr, len: c_int) -> SunAddr {
     let len = usize::try_from(len).unwrap_or(0);
     // SAFETY: `addr` has 128 readable bytes; at most 110 are read.
     unsafe { sun_addr_from_raw(addr.cast(), len) }
@@ -522,5 +550,5 @@ pub(crate) fn proto_ops<T: SocketOps>(
 /// Writes an int to a user pointer of an ioctl (`put_user`).
 pub(crate) fn put_user_int(arg: usize, val: i32) -> Result {
     // SAFETY: `put_user` checks the user address; `arg` is the ioctl's argument.
-    to_result(unsafe { bindings::afunix_put_int(arg as _, val) })
+    to_result(unsafe { bindings::afunix_put_int(arg as kernel::ffi::c_ulong, val) })
 }

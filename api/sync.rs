@@ -10,13 +10,13 @@
 //! C `spinlock_t`, with [`SpinLock::lock_nested`] added.
 
 use crate::api::bindings;
+use crate::api::kline::PinInit;
 use core::cell::UnsafeCell;
 use core::marker::{PhantomData, PhantomPinned};
 use core::ops::{Deref, DerefMut};
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::error::Result;
-use kernel::init::PinInit;
 use kernel::prelude::*;
 use kernel::types::Opaque;
 

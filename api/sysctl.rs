@@ -81,7 +81,7 @@ impl NetSysctls {
         let hdr = unsafe {
             bindings::register_net_sysctl_sz(
                 net,
-                c"net/rust_afunix".as_ptr().cast(),
+                c"net/rust_afunix".to_bytes_with_nul().as_ptr().cast(),
                 table.0.get().cast(),
                 SYSCTLS,
             )

@@ -15,6 +15,9 @@ use core::mem::MaybeUninit;
 use core::ptr;
 use kernel::error::{from_err_ptr, Error, Result};
 use kernel::str::CStr;
+// 7.3's `CStr` is core's, with the kernel's methods in an extension trait.
+#[cfg(kline_7_3)]
+use kernel::str::CStrExt as _;
 
 /// `S_IFSOCK`: the file type of a socket inode.
 pub(crate) const S_IFSOCK: u32 = bindings::S_IFSOCK;
@@ -26,7 +29,7 @@ pub(crate) const MAY_WRITE: i32 = bindings::MAY_WRITE as i32;
 #[inline]
 pub(crate) fn current_umask() -> u32 {
     // SAFETY: No requirements.
-    unsafe { bindings::current_umask() as u32 }
+    unsafe { bindings::afunix_current_umask() as u32 }
 }
 
 /// A path with references of its own to its mount and dentry (`path_get()`), put on
@@ -81,7 +84,7 @@ impl HeldPath {
         to_result(unsafe {
             bindings::kern_path(
                 name.as_char_ptr(),
-                bindings::LOOKUP_FOLLOW,
+                bindings::AFUNIX_LOOKUP_FOLLOW,
                 path.as_mut_ptr(),
             )
         })?;
@@ -184,25 +187,19 @@ impl NewSocketInode {
         let mut parent = MaybeUninit::<bindings::path>::zeroed();
         // SAFETY: `name` is NUL-terminated; `parent` is written on success.
         let dentry = from_err_ptr(unsafe {
-            bindings::kern_path_create(
-                bindings::AT_FDCWD,
-                name.as_char_ptr(),
-                parent.as_mut_ptr(),
-                0,
-            )
+            bindings::afunix_path_create(name.as_char_ptr(), parent.as_mut_ptr())
         })?;
-        // SAFETY: Written by `kern_path_create` on success.
+        // SAFETY: Written by `afunix_path_create` (`kern_path_create`) on success.
         let mut parent = unsafe { parent.assume_init() };
         // SAFETY: `parent` is held and `dentry` is its new, negative child, locked by
         // `kern_path_create`; the parent's dentry is positive (a directory).
         let err = unsafe {
             match bindings::afunix_security_path_mknod(&parent, dentry, mode, 0) {
-                0 => bindings::vfs_mknod(
+                0 => bindings::afunix_vfs_mknod(
                     bindings::afunix_mnt_idmap(parent.mnt),
                     (*parent.dentry).d_inode,
                     dentry,
                     mode,
-                    0,
                 ),
                 err => err,
             }
@@ -224,8 +221,14 @@ impl NewSocketInode {
 
     /// The new inode's number.
     pub(crate) fn ino(&self) -> u64 {
+        #[cfg(kline_6_12)]
         // SAFETY: The inode is live while its dentry is held.
-        unsafe { (*self.inode()).i_ino as u64 }
+        let ino = unsafe { (*self.inode()).i_ino as u64 };
+        // 7.3's `i_ino` is a u64.
+        #[cfg(kline_7_3)]
+        // SAFETY: As above.
+        let ino = unsafe { (*self.inode()).i_ino };
+        ino
     }
 
     /// The new inode's path, with references of its own (for the socket).

@@ -29,13 +29,11 @@ unsafe impl Sync for OwnedQueue {}
 impl OwnedQueue {
     /// Allocates the queue and publishes it for [`queue`].
     pub(crate) fn new() -> Result<OwnedQueue> {
-        // SAFETY: A static NUL-terminated name without `%` (no variadic arguments); the
-        // flags are valid.
+        // SAFETY: A static NUL-terminated name; the flags are valid.
         let q = unsafe {
-            bindings::alloc_workqueue(
-                c"rust_afunix".as_ptr().cast(),
+            bindings::afunix_alloc_workqueue(
+                c"rust_afunix".to_bytes_with_nul().as_ptr().cast(),
                 bindings::AFUNIX_WQ_UNBOUND,
-                0,
             )
         };
         let q = NonNull::new(q).ok_or(ENOMEM)?;

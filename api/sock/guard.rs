@@ -168,6 +168,23 @@ impl Embryo {
         ConnectedEmbryo(self.0, self.1)
     }
 
+    /// Gives the embryo the `SO_PASS*` flags of the listener whose state lock `listener`
+    /// holds. Since 6.16 they are the sock's and the embryo takes them at connect; on
+    /// 6.12 they are the `struct socket`'s, which takes them at accept ([`graft`]).
+    ///
+    /// [`graft`]: Sock::graft
+    pub(crate) fn inherit_pass_flags(&mut self, listener: &StateGuard<'_>) {
+        #[cfg(kline_7_3)]
+        // SAFETY: Both sockets are live; the embryo is not yet visible to anyone else
+        // who could set its flags (no `struct socket`), the listener's are read as
+        // `unix_stream_connect()` reads them, under its state lock.
+        unsafe {
+            bindings::afunix_sk_copy_pass_flags(self.0.as_ptr(), listener.sock().as_ptr())
+        };
+        #[cfg(kline_6_12)]
+        let _ = listener;
+    }
+
     /// Gives the embryo's reference back, for its release (a failed connect); its
     /// carrier is freed.
     pub(crate) fn into_sock(self) -> ARef<Sock> {

@@ -29,6 +29,7 @@ use crate::api::bindings;
 use crate::api::cred::{same_pid, Creds, Kgid, Kuid, Pid};
 use crate::api::error::{to_result, Errno, EMSGSIZE};
 use crate::api::file::{FdList, Fds};
+use crate::api::kline::{ARef, AlwaysRefCounted};
 pub(crate) use crate::api::msg::{Msg, MsgFlags};
 use crate::api::sync::{RcuReadGuard, SpinGuard};
 use crate::api::vfs::HeldPath;
@@ -42,7 +43,7 @@ use core::sync::atomic::{
 };
 use kernel::error::{Error, Result};
 use kernel::ffi::{c_long, c_ulong};
-use kernel::types::{ARef, AlwaysRefCounted, Opaque};
+use kernel::types::Opaque;
 
 /// The type of a wait queue entry's wake function (`wait_queue_func_t`), as a socket's
 /// `peer_wake` has one ([`crate::api::wait::RelayAdapter`]).
@@ -175,18 +176,33 @@ pub(crate) mod sock_type {
     pub(crate) const SEQPACKET: u16 = bindings::AFUNIX_SOCK_SEQPACKET as u16;
 }
 
-/// `sock->flags` bits that an accepted socket inherits (`include/linux/net.h`).
+/// `sock->flags` bits that an accepted socket inherits (`include/linux/net.h`). Since
+/// 6.16 the `SO_PASS*` flags are bits of `sk->sk_scm_recv_flags` instead, which an
+/// embryo copies from its listener at connect: there they are the bit numbers of
+/// `afunix_sk_pass_flags()`.
 mod sock_flag {
     use crate::api::bindings;
 
     /// `SOCK_PASSCRED`.
+    #[cfg(kline_6_12)]
     pub(super) const PASSCRED: u32 = bindings::SOCK_PASSCRED;
     /// `SOCK_PASSSEC`.
+    #[cfg(kline_6_12)]
     pub(super) const PASSSEC: u32 = bindings::SOCK_PASSSEC;
     /// `SOCK_PASSPIDFD`.
+    #[cfg(kline_6_12)]
     pub(super) const PASSPIDFD: u32 = bindings::SOCK_PASSPIDFD;
+    /// `sk_scm_credentials`.
+    #[cfg(kline_7_3)]
+    pub(super) const PASSCRED: u32 = bindings::AFUNIX_PASS_CRED;
+    /// `sk_scm_security`.
+    #[cfg(kline_7_3)]
+    pub(super) const PASSSEC: u32 = bindings::AFUNIX_PASS_SEC;
+    /// `sk_scm_pidfd`.
+    #[cfg(kline_7_3)]
+    pub(super) const PASSPIDFD: u32 = bindings::AFUNIX_PASS_PIDFD;
     /// `SOCK_CUSTOM_SOCKOPT`: `SOL_SOCKET` options go to the family's `setsockopt`.
-    pub(super) const CUSTOM_SOCKOPT: u32 = bindings::SOCK_CUSTOM_SOCKOPT;
+    pub(super) const CUSTOM_SOCKOPT: u32 = bindings::AFUNIX_SOCK_CUSTOM_SOCKOPT;
 }
 
 /// The ioctls of the family (`unix_ioctl()`).

@@ -258,7 +258,7 @@ impl Sock {
     /// Takes the reader lock if it is free, without sleeping (also under a spinlock).
     pub(crate) fn try_io_lock(&self) -> Option<IoGuard<'_>> {
         // SAFETY: `self` is a live socket of this family (type invariant).
-        let locked = unsafe { bindings::mutex_trylock(self.iolock_ptr()) } != 0;
+        let locked = unsafe { bindings::afunix_mutex_trylock(self.iolock_ptr()) } != 0;
         // INVARIANT: Taken if `locked`.
         locked.then_some(IoGuard {
             sk: self,

@@ -69,8 +69,8 @@ impl Skb {
         let skb = unsafe {
             bindings::sock_alloc_send_pskb(
                 sk.as_ptr(),
-                head as _,
-                data_len as _,
+                head as kernel::ffi::c_ulong,
+                data_len as kernel::ffi::c_ulong,
                 nonblock.into(),
                 &mut err,
                 order,
@@ -170,9 +170,14 @@ impl Skb {
         // SAFETY: `p` is our skb; `msg.iter()` is the message's iterator; `skb_splice_from_iter`
         // takes page references into the skb's fragments and grows its `len`,
         // `data_len` and `truesize` by what it took.
+        #[cfg(kline_6_12)]
         let n = unsafe {
             bindings::skb_splice_from_iter(p, msg.iter(), len, (*sk.as_ptr()).sk_allocation)
         };
+        // 6.19 dropped the unused allocation flags.
+        #[cfg(kline_7_3)]
+        // SAFETY: As above.
+        let n = unsafe { bindings::skb_splice_from_iter(p, msg.iter(), len) };
         if n < 0 {
             return Err(Error::from_errno(n as c_int));
         }

@@ -51,6 +51,10 @@ impl Sock {
         // SAFETY: `sock` is the new socket of the current accept call, with no `sk` yet
         // (`NewSocket`'s invariant).
         unsafe { (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED };
+        // Since 6.16 the flags are the socket's own, copied from the listener at connect.
+        #[cfg(kline_7_3)]
+        let _ = listener;
+        #[cfg(kline_6_12)]
         for nr in [
             sock_flag::PASSCRED,
             sock_flag::PASSPIDFD,
@@ -133,13 +137,15 @@ impl Socket {
         unsafe { ptr::addr_of_mut!((*self.0.get()).flags) }
     }
 
-    /// `test_bit(nr, &sock->flags)`.
+    /// `test_bit(nr, &sock->flags)` (6.12: the `SO_PASS*` flags live there).
+    #[cfg(kline_6_12)]
     pub(super) fn test_flag(&self, nr: u32) -> bool {
         // SAFETY: `flags` of a live socket, changed only with atomic bit operations.
         unsafe { test_bit(nr, self.flags()) }
     }
 
     /// Whether any of the flags `nrs` (each below `BITS_PER_LONG`) is set, in one load.
+    #[cfg(kline_6_12)]
     pub(super) fn any_flag(&self, nrs: &[u32]) -> bool {
         let mask = nrs
             .iter()

@@ -580,6 +580,15 @@ impl Sock {
         self.socket_flags_any(&[nr])
     }
 
+    /// Whether any of the `SO_PASS*` flags `nrs` is set (since 6.16 they are the
+    /// socket's, `sk->sk_scm_recv_flags`, not its `struct socket`'s), in one load.
+    #[cfg(kline_7_3)]
+    pub(super) fn socket_flags_any(&self, nrs: &[u32]) -> bool {
+        let mask = nrs.iter().fold(0u32, |m, &nr| m | 1u32.wrapping_shl(nr));
+        // SAFETY: A read of the flags of a live socket.
+        unsafe { bindings::afunix_sk_pass_flags(self.as_ptr()) & mask != 0 }
+    }
+
     /// Calls `f` with the socket's `struct socket` (`None` once orphaned, or for an
     /// embryo), under RCU: of another task's socket too, which its release may be
     /// orphaning meanwhile.
@@ -599,6 +608,7 @@ impl Sock {
     /// Whether any of the flags `nrs` of the socket's `struct socket` is set (none
     /// without one), in one load.
     #[inline]
+    #[cfg(kline_6_12)]
     pub(super) fn socket_flags_any(&self, nrs: &[u32]) -> bool {
         self.with_socket_rcu(|s| s.is_some_and(|s| s.any_flag(nrs)))
     }
@@ -632,7 +642,7 @@ impl Sock {
     pub(crate) fn i_ino(&self) -> u64 {
         // SAFETY: `self` is a live socket; `sock_i_ino` reads `sk_socket` under
         // `sk_callback_lock`.
-        unsafe { bindings::sock_i_ino(self.as_ptr()) as u64 }
+        unsafe { bindings::afunix_sock_ino(self.as_ptr()) as u64 }
     }
 
     /// `sock_sndtimeo()`.

@@ -4,8 +4,8 @@
 // rule: only `api/` takes an embryo out of its carrier (`take_embryo` is private)
 // expect: E0624
 
+use crate::api::kline::ARef;
 use crate::api::sock::{Datagram, Sock};
-use kernel::types::ARef;
 
 pub(crate) fn take(dg: Datagram<'_>) -> Option<ARef<Sock>> {
     match dg {

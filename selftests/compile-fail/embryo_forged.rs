@@ -4,8 +4,8 @@
 // rule: only `BareEmbryo::with_carrier` makes an `Embryo` (its fields are private)
 // expect: E0423
 
+use crate::api::kline::ARef;
 use crate::api::sock::{Embryo, Skb, Sock, StateGuard};
-use kernel::types::ARef;
 
 pub(crate) fn forge(sk: ARef<Sock>, skb: Skb, client: &Sock, listener: &StateGuard<'_>) {
     let e = Embryo(sk, skb);

@@ -3,8 +3,8 @@
 // rule: only `Sock::accept_embryo` makes an `AcceptedSock` (its field is private)
 // expect: E0423
 
+use crate::api::kline::ARef;
 use crate::api::sock::{AcceptedSock, NewSocket, Sock, Socket};
-use kernel::types::ARef;
 
 pub(crate) fn any(sk: ARef<Sock>, listener: &Socket, new: NewSocket<'_>) {
     Sock::graft(AcceptedSock(sk), listener, new);

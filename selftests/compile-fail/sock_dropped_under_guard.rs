@@ -3,8 +3,8 @@
 // rule: a `StateGuard` borrows its socket, which cannot move or drop under it
 // expect: E0505
 
+use crate::api::kline::ARef;
 use crate::api::sock::Sock;
-use kernel::types::ARef;
 
 pub(crate) fn put_locked(sk: ARef<Sock>) -> bool {
     let g = sk.lock();

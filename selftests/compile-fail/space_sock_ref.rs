@@ -4,8 +4,8 @@
 // rule: `SpaceSock` lends no `&Sock` to the protocol (`sock()` is `pub(super)`)
 // expect: E0624
 
+use crate::api::kline::ARef;
 use crate::api::sock::{Sock, SpaceSock};
-use kernel::types::ARef;
 
 pub(crate) fn keep(sk: &SpaceSock<'_>) -> ARef<Sock> {
     ARef::from(sk.sock())
