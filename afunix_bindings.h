@@ -237,6 +237,8 @@ struct sk_buff_head *afunix_rcvq(struct sock *sk);
 void afunix_table_lock_init(spinlock_t *table_bucket_lock);
 void afunix_bsd_lock_init(spinlock_t *bsd_bucket_lock);
 void afunix_spin_lock_nested(spinlock_t *lock);
+void afunix_assert_state_lock_order(spinlock_t *first, spinlock_t *second);
+void afunix_assert_rcvq_lock_order(struct sock *listener, struct sock *embryo);
 void afunix_spin_lock_third(spinlock_t *lock);
 void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list);
 void afunix_hlist_add_head_rcu(struct hlist_node *n, struct hlist_head *h);

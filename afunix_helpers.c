@@ -404,6 +404,28 @@ void afunix_spin_lock_nested(spinlock_t *lock)
 	spin_lock_nested(lock, SINGLE_DEPTH_NESTING);
 }
 
+/*
+ * Before the second of two state locks, and an embryo's queue lock under its listener's:
+ * lockdep asks an order function only when it first sees a chain of lock classes, so
+ * each pair is checked here too, every time it is taken.
+ */
+void afunix_assert_state_lock_order(spinlock_t *first, spinlock_t *second)
+{
+#ifdef CONFIG_PROVE_LOCKING
+	lockdep_assert_held(first);
+	lockdep_assert_once(afunix_state_lock_cmp_fn(&first->dep_map, &second->dep_map) < 0);
+#endif
+}
+
+void afunix_assert_rcvq_lock_order(struct sock *listener, struct sock *embryo)
+{
+#ifdef CONFIG_PROVE_LOCKING
+	lockdep_assert_held(&listener->sk_receive_queue.lock);
+	lockdep_assert_once(afunix_rcvq_lock_cmp_fn(&listener->sk_receive_queue.lock.dep_map,
+						    &embryo->sk_receive_queue.lock.dep_map) < 0);
+#endif
+}
+
 /* An embryo's state lock, under its listener's and its client's (see api/sock.rs). */
 void afunix_spin_lock_third(spinlock_t *lock)
 {

@@ -260,7 +260,7 @@ impl Sock {
         while let Some(s) = skb {
             if listener {
                 if let Some(e) = s.embryo() {
-                    let eq = e.rcvq_lock_embryo();
+                    let eq = e.rcvq_lock_embryo(&q);
                     let mut es = eq.peek(None);
                     while let Some(x) = es {
                         if let Some(fds) = x.fds() {
@@ -300,7 +300,7 @@ impl Sock {
                 // An embryo is read only once accepted; its reader lock is free unless
                 // a reader raced the analysis.
                 if let Some(_eio) = e.try_io_lock() {
-                    let _eq = e.rcvq_lock_embryo();
+                    let _eq = e.rcvq_lock_embryo(&q);
                     e.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
                     // SAFETY: The embryo's queue lock is held; `hit` is private.
                     unsafe {

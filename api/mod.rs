@@ -44,8 +44,9 @@
 //!    under it: no skb is freed under it (its destructor may take the collector's lock).
 //!
 //! The core's locks these calls take (a wait queue's, `sk_callback_lock`) are inner to
-//! all. Lockdep calls an order function when it first sees a chain of lock classes, not
-//! on every acquisition: a wrong pair in a chain seen before passes unseen.
+//! all. Lockdep calls an order function only when it first sees a chain of lock
+//! classes, where a wrong pair in a chain seen before would pass: the two pairs are
+//! checked on every acquisition too (`afunix_assert_*_lock_order`, with lockdep).
 
 pub(crate) mod addr;
 pub(crate) mod bindings;

@@ -28,12 +28,19 @@ impl Sock {
         }
     }
 
-    /// Takes the state lock as the second of two, the first being `_first`'s: in the
+    /// Takes the state lock as the second of two, the first being `first`'s: in the
     /// order of [`crate::api`], "Lock order", which lockdep checks (no subclass: its
     /// order function, `afunix_state_lock_cmp_fn`, tells the two apart).
-    pub(crate) fn lock_second(&self, _first: &StateGuard<'_>) -> StateGuard<'_> {
-        // SAFETY: `self` is a live socket of this family (type invariant).
-        unsafe { bindings::afunix_spin_lock(self.state_lock_ptr()) };
+    pub(crate) fn lock_second(&self, first: &StateGuard<'_>) -> StateGuard<'_> {
+        // SAFETY: Both are live sockets of this family (type invariant); `first` holds
+        // the first's state lock.
+        unsafe {
+            bindings::afunix_assert_state_lock_order(
+                first.sk.state_lock_ptr(),
+                self.state_lock_ptr(),
+            );
+            bindings::afunix_spin_lock(self.state_lock_ptr());
+        }
         // INVARIANT: The lock was just taken.
         StateGuard {
             sk: self,

@@ -755,12 +755,17 @@ impl Sock {
         unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue) }
     }
 
-    /// Takes the lock of an embryo's receive queue under its listener's, which the
-    /// caller holds: in the order of [`crate::api`], "Lock order", which lockdep checks
-    /// (no subclass: `afunix_rcvq_lock_cmp_fn` knows the embryo by its `listener`).
-    pub(in crate::api) fn rcvq_lock_embryo(&self) -> RcvqGuard<'_> {
+    /// Takes the lock of an embryo's receive queue under its listener's, `listener`: in
+    /// the order of [`crate::api`], "Lock order", which lockdep checks (no subclass:
+    /// `afunix_rcvq_lock_cmp_fn` knows the embryo by its `listener`).
+    pub(in crate::api) fn rcvq_lock_embryo<'a>(
+        &'a self,
+        listener: &RcvqGuard<'_>,
+    ) -> RcvqGuard<'a> {
         // SAFETY: A field of a live socket.
         let lock = unsafe { ptr::addr_of_mut!((*self.as_ptr()).sk_receive_queue.lock) };
+        // SAFETY: Both are live sockets; `listener` holds the listener's queue lock.
+        unsafe { bindings::afunix_assert_rcvq_lock_order(listener.sk.as_ptr(), self.as_ptr()) };
         // SAFETY: The lock of the receive queue of a live socket, initialised by
         // `sock_init_data`.
         let _lock = unsafe { SpinGuard::lock(lock) };
