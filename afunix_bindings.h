@@ -116,6 +116,19 @@ enum {
 	AFUNIX_SK_BIND_NODE_OFFSET = offsetof(struct sock, sk_bind_node),
 };
 
+/*
+ * The C compiler's sizes of the structs the Rust side lays out or embeds, checked
+ * against bindgen's (api/sock/unix.rs): bindgen may drop what it does not model.
+ */
+enum {
+	AFUNIX_SOCK_SIZE = sizeof(struct sock),
+	AFUNIX_SK_PEER_LOCK_OFFSET = offsetof(struct sock, sk_peer_lock),
+	AFUNIX_UNIX_SOCK_SIZE = sizeof(struct unix_sock),
+	AFUNIX_UNIX_SOCK_LOCK_OFFSET = offsetof(struct unix_sock, lock),
+	AFUNIX_SK_BUFF_SIZE = sizeof(struct sk_buff),
+	AFUNIX_SOCKET_SIZE = sizeof(struct socket),
+};
+
 /* The flags of the module's workqueue (an enum bindgen names by its type). */
 enum {
 	AFUNIX_WQ_UNBOUND = WQ_UNBOUND,

@@ -167,10 +167,10 @@ impl Skb {
         unsafe { bindings::afunix_skb_set_csum_unnecessary(p) };
         prepare(&mut skb)?;
         let len = isize::try_from(len).map_err(|_| Error::from(EMSGSIZE))?;
+        #[cfg(kline_6_12)]
         // SAFETY: `p` is our skb; `msg.iter()` is the message's iterator; `skb_splice_from_iter`
         // takes page references into the skb's fragments and grows its `len`,
         // `data_len` and `truesize` by what it took.
-        #[cfg(kline_6_12)]
         let n = unsafe {
             bindings::skb_splice_from_iter(p, msg.iter(), len, (*sk.as_ptr()).sk_allocation)
         };

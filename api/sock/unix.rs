@@ -74,6 +74,22 @@ pub(crate) struct UnixSock {
 const _: () =
     assert!(core::mem::size_of::<UnixSock>() <= core::mem::size_of::<bindings::unix_sock>() + 64);
 
+// bindgen's layouts of the kernel structs the module reads and embeds are the C
+// compiler's (7.3's `socket_lock_t` once came out 64 bytes short: issue 36).
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    assert!(size_of::<bindings::sock>() == bindings::AFUNIX_SOCK_SIZE as usize);
+    assert!(
+        offset_of!(bindings::sock, sk_peer_lock) == bindings::AFUNIX_SK_PEER_LOCK_OFFSET as usize
+    );
+    assert!(size_of::<bindings::unix_sock>() == bindings::AFUNIX_UNIX_SOCK_SIZE as usize);
+    assert!(
+        offset_of!(bindings::unix_sock, lock) == bindings::AFUNIX_UNIX_SOCK_LOCK_OFFSET as usize
+    );
+    assert!(size_of::<bindings::sk_buff>() == bindings::AFUNIX_SK_BUFF_SIZE as usize);
+    assert!(size_of::<bindings::socket>() == bindings::AFUNIX_SOCKET_SIZE as usize);
+};
+
 /// The connection state of a socket: AF_UNIX's `sk_state` with `unix_peer()`, held
 /// under the state lock ([`StateGuard`]). `sk_state` is written with it, for the core
 /// and lockless readers ([`Sock::state`]).
