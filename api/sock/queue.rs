@@ -235,12 +235,7 @@ impl Sock {
                 return;
             };
             // SAFETY: The skb was dequeued, so this is its only owner.
-            let skb = unsafe { Skb::from_raw(skb) };
-            let embryo = skb.take_embryo();
-            skb.drop_on_close();
-            if let Some(e) = embryo {
-                on_embryo(e);
-            }
+            free_purged(unsafe { Skb::from_raw(skb) }, &mut on_embryo);
         }
     }
 
@@ -451,6 +446,16 @@ impl Drop for IoGuard<'_> {
     }
 }
 
+/// Frees an skb purged from a receive queue as dropped on close, handing the embryo
+/// of a listener's carrier to `on_embryo`.
+fn free_purged(skb: Skb, on_embryo: &mut impl FnMut(ARef<Sock>)) {
+    let embryo = skb.take_embryo();
+    skb.drop_on_close();
+    if let Some(e) = embryo {
+        on_embryo(e);
+    }
+}
+
 /// A list of skbs on the stack, private to one call (a purge): its skbs are freed by
 /// [`PrivateSkbs::free`] or on drop.
 ///
@@ -482,12 +487,7 @@ impl PrivateSkbs {
                 return;
             };
             // SAFETY: Dequeued from a list that owned it.
-            let skb = unsafe { Skb::from_raw(skb) };
-            let embryo = skb.take_embryo();
-            skb.drop_on_close();
-            if let Some(e) = embryo {
-                on_embryo(e);
-            }
+            free_purged(unsafe { Skb::from_raw(skb) }, &mut on_embryo);
         }
     }
 }
