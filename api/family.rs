@@ -262,9 +262,11 @@ impl Registration {
                     "family={} is taken by another protocol: load with another family= (see README)\n",
                     fam
                 );
-            } else {
-                pr_err!("sock_register(family={}) failed: {:?}\n", fam, e);
+                // `EEXIST` from init tells modprobe the module is loaded already; 6.14+
+                // loaders turn it into `EBUSY`, which the module gives on every line.
+                return Err(EBUSY);
             }
+            pr_err!("sock_register(family={}) failed: {:?}\n", fam, e);
             return Err(e);
         }
         // Last, and not fatal: a failed load after this point could free the module's
