@@ -899,14 +899,15 @@ TEST_F_TIMEOUT(rights, cross_family, 120)
 }
 
 /*
- * SO_PASSRIGHTS (upstream 6.16, option 83), on the family alone: 6.12's AF_UNIX does
- * not know it (ENOPROTOOPT), the family takes it through SOCK_CUSTOM_SOCKOPT. The
- * expected values are upstream's: 0 makes a receiver refuse SCM_RIGHTS, the send
- * failing with EPERM after the receiver's other checks, data without fds still
- * passing; an embryo and its accepted socket take the listener's setting at connect;
- * the option is read as an int (EINVAL when shorter, EFAULT unreadable); getsockopt
- * cannot reach a module on 6.12 (ENOPROTOOPT). Other levels: EOPNOTSUPP on both
- * families; the core's SOL_SOCKET options still work.
+ * SO_PASSRIGHTS (upstream 6.16, option 83): on 6.12 on the family alone (6.12's AF_UNIX
+ * does not know it, ENOPROTOOPT; the family takes it through SOCK_CUSTOM_SOCKOPT), on
+ * 7.3 on both. The expected values are upstream's: 0 makes a receiver refuse
+ * SCM_RIGHTS, the send failing with EPERM after the receiver's other checks, data
+ * without fds still passing; an embryo and its accepted socket take the listener's
+ * setting at connect; the option is read as an int (EINVAL when shorter, EFAULT
+ * unreadable). getsockopt: ENOPROTOOPT on 6.12; on 7.3 AF_UNIX's value, EOPNOTSUPP on
+ * the family (pass_opts_unreadable()). Other levels: EOPNOTSUPP on both families; the
+ * core's SOL_SOCKET options still work.
  */
 #define SO_PASSRIGHTS_UPSTREAM 83
 
@@ -924,12 +925,17 @@ TEST_F(rights, passrights)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	/* The core's options still go through. */
 	EXPECT_EQ(0, setsockopt(self->sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
-	EXPECT_EQ(0, getsockopt(self->sv[0], SOL_SOCKET, SO_PASSCRED, &v, &len));
-	EXPECT_EQ(1, v);
+	if (pass_opts_unreadable(variant->ours)) {
+		EXPECT_EQ(-1, getsockopt(self->sv[0], SOL_SOCKET, SO_PASSCRED, &v, &len));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	} else {
+		EXPECT_EQ(0, getsockopt(self->sv[0], SOL_SOCKET, SO_PASSCRED, &v, &len));
+		EXPECT_EQ(1, v);
+	}
 	EXPECT_EQ(-1, setsockopt(self->sv[0], SOL_SOCKET, 12345, &on, sizeof(on)));
 	EXPECT_EQ(ENOPROTOOPT, errno);
 	close_pair(self->sv);
-	if (!variant->ours) {
+	if (!variant->ours && !kernel_at_least(6, 16)) {
 		ASSERT_EQ(0, socketpair(self->family, SOCK_DGRAM, 0, self->sv));
 		EXPECT_EQ(-1, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
 					 &off, sizeof(off)));
@@ -951,9 +957,16 @@ TEST_F(rights, passrights)
 		EXPECT_EQ(0, setsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
 					&off, sizeof(off)));
 		len = sizeof(v);
-		EXPECT_EQ(-1, getsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM, &v,
-					 &len));
-		EXPECT_EQ(ENOPROTOOPT, errno);
+		v = -1;
+		if (kernel_at_least(6, 16) && !variant->ours) {
+			EXPECT_EQ(0, getsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+						&v, &len));
+			EXPECT_EQ(0, v);
+		} else {
+			EXPECT_EQ(-1, getsockopt(self->sv[1], SOL_SOCKET, SO_PASSRIGHTS_UPSTREAM,
+						 &v, &len));
+			EXPECT_EQ(kernel_at_least(6, 16) ? EOPNOTSUPP : ENOPROTOOPT, errno);
+		}
 		EXPECT_EQ(EPERM, send_fd(self->sv[0], "x", p[1]));
 		if (types[i] == SOCK_STREAM) {
 			char oob;
