@@ -270,6 +270,7 @@ struct mnt_idmap *afunix_mnt_idmap(const struct vfsmount *mnt);
 int afunix_security_unix_stream_connect(struct sock *sk, struct sock *other, struct sock *newsk);
 int afunix_security_unix_may_send(struct socket *sock, struct socket *other);
 u32 afunix_security_peersec_dgram(struct socket *sock);
+int afunix_security_unix_find(const struct path *path, struct sock *other, int flags);
 void afunix_scm_passec(struct socket *sock, struct msghdr *msg, u32 secid);
 int afunix_sk_filter(struct sock *sk, struct sk_buff *skb);
 void afunix_net_timestamp(struct sk_buff *skb);

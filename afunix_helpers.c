@@ -549,6 +549,19 @@ int afunix_security_unix_may_send(struct socket *sock, struct socket *other)
 	return security_unix_may_send(sock, other);
 }
 
+/*
+ * security_unix_find() (7.1, Landlock's LANDLOCK_ACCESS_FS_RESOLVE_UNIX): may the caller
+ * reach the pathname socket other by path? Not in 6.12: everything is allowed there.
+ */
+int afunix_security_unix_find(const struct path *path, struct sock *other, int flags)
+{
+#ifdef AFUNIX_KLINE_7_3
+	return security_unix_find(path, other, flags);
+#else
+	return 0;
+#endif
+}
+
 /* unix_get_peersec_dgram() of <net/scm.h>, a static inline (the secid stays 0 on error). */
 u32 afunix_security_peersec_dgram(struct socket *sock)
 {

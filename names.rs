@@ -10,6 +10,7 @@
 use crate::api::addr::{Name, SunAddr, UnixAddress, PATH_OFFSET};
 use crate::api::error::{EADDRINUSE, ECONNREFUSED, EPROTOTYPE};
 use crate::api::kline::ARef;
+use crate::api::lsm;
 use crate::api::sock::Sock;
 use crate::autobind::autobind;
 use crate::hash::{self, Bucket};
@@ -112,6 +113,7 @@ pub(crate) fn find_other(sk: &Sock, name: &Name<'_>) -> Result<ARef<Sock>> {
             if other.sk_type() != ty {
                 return Err(EPROTOTYPE.into());
             }
+            lsm::unix_find(&file, &other)?;
             file.touch_atime();
             Ok(other)
         }

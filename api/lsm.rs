@@ -13,6 +13,7 @@ use crate::api::bindings;
 use crate::api::error::to_result;
 use crate::api::msg::Msg;
 use crate::api::sock::{Embryo, Skb, Sock, Socket, StateGuard};
+use crate::api::vfs::SocketFile;
 use kernel::error::{code::EPERM, Result};
 
 /// `security_unix_stream_connect(sk, other, newsk)`: may `client` connect to `listener`,
@@ -54,6 +55,17 @@ pub(crate) fn unix_may_send(sk: &Sock, other: &StateGuard<'_>) -> Result {
         // AF_UNIX) and `unix_sk(other)` under the held lock.
         to_result(unsafe { bindings::afunix_security_unix_may_send(a.as_ptr(), b) })
     })
+}
+
+/// `security_unix_find(path, other, flags)` (upstream 7.1): may the caller reach
+/// `other`, the socket bound at `file`, by its pathname? Landlock's
+/// `LANDLOCK_ACCESS_FS_RESOLVE_UNIX` refuses here. Allowed always on 6.12, which lacks it.
+pub(crate) fn unix_find(file: &SocketFile, other: &Sock) -> Result {
+    // SAFETY: `file`'s path is held and `other` is a live socket of this family (a
+    // `struct unix_sock`, the caller's reference); Landlock takes `other`'s state lock,
+    // which the caller does not hold. Flags 0: AF_UNIX passes connect's file flags, of
+    // which a hook reads only `SOCK_COREDUMP`, the kernel's own coredump connects.
+    to_result(unsafe { bindings::afunix_security_unix_find(file.path_ptr(), other.as_ptr(), 0) })
 }
 
 /// The security id of a datagram sent by `sk` (`unix_get_peersec_dgram()`, in

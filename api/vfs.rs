@@ -298,4 +298,9 @@ impl SocketFile {
     pub(crate) fn touch_atime(&mut self) {
         self.path.touch_atime();
     }
+
+    /// The held path, for an LSM hook.
+    pub(in crate::api) fn path_ptr(&self) -> *const bindings::path {
+        &self.path.0
+    }
 }
