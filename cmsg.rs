@@ -18,6 +18,7 @@ use crate::api::cred::{self, Creds, Kgid, Kuid, Pid};
 use crate::api::file::{FdList, SCM_MAX_FD};
 use crate::api::lsm;
 use crate::api::sock::{Msg, MsgFlags, Skb, SkbView, Sock, Socket, StateGuard};
+use crate::opts::SockOpts;
 use crate::{files, scm};
 use kernel::error::{code::*, Result};
 
@@ -356,7 +357,7 @@ fn scm_recv_slow(sock: &Socket, sk: &Sock, m: &mut Msg, scm: &RecvCreds, fds: Op
         lsm::put_secctx(sock, m, scm.secid);
     }
     if let Some(fds) = fds {
-        files::install(fds, m);
+        files::install(fds, m, sk.rights_notrunc());
     }
     // `scm_pidfd_recv()`: `SCM_PIDFD` cannot be made from a module (`pidfd_prepare` is
     // not exported); only its truncation flag is reproduced.

@@ -112,6 +112,8 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
 fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
     // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
     embryo.set_pass_rights(listener.sock().pass_rights());
+    // So is `SO_RIGHTS_NOTRUNC` (7.3).
+    embryo.set_rights_notrunc(listener.sock().rights_notrunc());
     embryo.inherit_pass_flags(listener);
     if let Some(a) = listener.sock().addr() {
         embryo.publish_addr(a);

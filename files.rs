@@ -40,10 +40,11 @@ pub(crate) fn push_fd(list: &mut FdList, fd: i32) -> Result {
 }
 
 /// Installs the files of a receive in the caller's fd table, reported in an
-/// `SCM_RIGHTS` control message ([`FdList::install`]). A kernel caller's control buffer
-/// gets `MSG_CTRUNC` and no files (the list is put).
-pub(crate) fn install(fds: FdList, m: &mut Msg) {
-    if let Err(fds) = fds.install(m) {
+/// `SCM_RIGHTS` control message ([`FdList::install`]; `notrunc`: the receiver's
+/// `SO_RIGHTS_NOTRUNC`). A kernel caller's control buffer gets `MSG_CTRUNC` and no
+/// files (the list is put).
+pub(crate) fn install(fds: FdList, m: &mut Msg, notrunc: bool) {
+    if let Err(fds) = fds.install(m, notrunc) {
         m.add_flags(MsgFlags::CTRUNC);
         drop(fds);
     }

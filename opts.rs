@@ -3,8 +3,9 @@
 //! The socket options upstream AF_UNIX added after 6.12, as bits of the socket's option
 //! byte ([`Sock::proto_opts`]): `SO_PASSRIGHTS` (6.16's `sk_scm_rights`: the socket
 //! accepts `SCM_RIGHTS`, on by default; read by senders under the receiver's state
-//! lock) and `SO_INQ` (6.17's `recvmsg_inq`: `SCM_INQ` on every successful stream
-//! receive; read by the socket's own receives).
+//! lock), `SO_INQ` (6.17's `recvmsg_inq`: `SCM_INQ` on every successful stream
+//! receive; read by the socket's own receives) and `SO_RIGHTS_NOTRUNC` (7.3's
+//! `scm_rights_notrunc`: read by the socket's own receives).
 
 #![deny(unsafe_code)]
 
@@ -15,6 +16,8 @@ use core::sync::atomic::Ordering;
 const PASS_RIGHTS: u8 = 1;
 /// `SO_INQ`.
 const RECVMSG_INQ: u8 = 2;
+/// `SO_RIGHTS_NOTRUNC`.
+const RIGHTS_NOTRUNC: u8 = 4;
 
 /// The options of a socket of this family.
 pub(crate) trait SockOpts {
@@ -28,6 +31,10 @@ pub(crate) trait SockOpts {
     fn recvmsg_inq(&self) -> bool;
     /// Sets `SO_INQ`.
     fn set_recvmsg_inq(&self, on: bool);
+    /// Whether an fd the LSM refuses keeps its `SCM_RIGHTS` slot (`SO_RIGHTS_NOTRUNC`).
+    fn rights_notrunc(&self) -> bool;
+    /// Sets `SO_RIGHTS_NOTRUNC`.
+    fn set_rights_notrunc(&self, on: bool);
 }
 
 fn opt(sk: &Sock, bit: u8) -> bool {
@@ -61,5 +68,13 @@ impl SockOpts for Sock {
 
     fn set_recvmsg_inq(&self, on: bool) {
         set_opt(self, RECVMSG_INQ, on);
+    }
+
+    fn rights_notrunc(&self) -> bool {
+        opt(self, RIGHTS_NOTRUNC)
+    }
+
+    fn set_rights_notrunc(&self, on: bool) {
+        set_opt(self, RIGHTS_NOTRUNC, on);
     }
 }

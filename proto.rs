@@ -9,7 +9,9 @@
 
 use crate::api::addr::UnixAddress;
 
-use crate::api::error::{ECONNRESET, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT, ESOCKTNOSUPPORT};
+use crate::api::error::{
+    ECONNRESET, ENOPROTOOPT, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT, ESOCKTNOSUPPORT,
+};
 
 use crate::api::sock;
 use crate::api::sock::Kind;
@@ -20,7 +22,7 @@ use crate::api::socket::{IoctlAnswer, SockOpt};
 use crate::gc;
 use crate::names;
 
-use crate::api::kline::ARef;
+use crate::api::kline::{self, ARef};
 use crate::opts::SockOpts;
 use crate::wakeup;
 use kernel::error::{code::*, Error, Result};
@@ -46,6 +48,9 @@ const SO_PASSRIGHTS: i32 = 83;
 /// message `SCM_INQ` has the same number.
 const SO_INQ: i32 = 84;
 pub(crate) const SCM_INQ: i32 = SO_INQ;
+
+/// `SO_RIGHTS_NOTRUNC` of upstream 7.3, the generic number.
+const SO_RIGHTS_NOTRUNC: i32 = 85;
 
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 pub(crate) const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
@@ -136,30 +141,35 @@ pub(crate) fn release_sock(sk: &Sock, embryo: bool) {
 
 /// The `SOL_SOCKET` options the family takes itself: `SO_PASSRIGHTS` (upstream 6.16),
 /// 0 to refuse `SCM_RIGHTS` (a sender's fds then fail with `EPERM`), anything else to
-/// accept them (the default); `SO_INQ` (upstream 6.17, [`set_inq`]). `None` for the
-/// socket core's options.
+/// accept them (the default); `SO_INQ` (upstream 6.17) and `SO_RIGHTS_NOTRUNC`
+/// (upstream 7.3, on the lines whose core can keep a refused fd's slot), as
+/// [`custom_bool`] reads them. `None` for the socket core's options.
 pub(crate) fn sol_socket_option(sk: &Sock, optname: i32, opt: &SockOpt) -> Option<Result> {
     match optname {
         SO_PASSRIGHTS => Some(opt.int().map(|v| sk.set_pass_rights(v != 0))),
-        // Upstream takes it on stream sockets only; for the others the core answers.
-        SO_INQ if sk.kind() == Kind::Stream => Some(set_inq(sk, opt)),
+        // With it set, each successful stream `recvmsg()` ends with an `SCM_INQ`
+        // message: the bytes left to read (as `SIOCINQ`).
+        SO_INQ => Some(custom_bool(opt, sk.kind() == Kind::Stream).map(|v| sk.set_recvmsg_inq(v))),
+        SO_RIGHTS_NOTRUNC if kline::RIGHTS_NOTRUNC => {
+            Some(custom_bool(opt, true).map(|v| sk.set_rights_notrunc(v)))
+        }
         _ => None,
     }
 }
 
-/// `SO_INQ` of a stream socket, as upstream's `unix_setsockopt()`: an int exactly
-/// (`EINVAL`), 0 or 1 (`EINVAL` otherwise). With it set, each successful `recvmsg()`
-/// ends with an `SCM_INQ` message: the bytes left to read (as `SIOCINQ`). On the other
-/// types the core answers, as upstream's (`ENOPROTOOPT` for a readable int).
-fn set_inq(sk: &Sock, opt: &SockOpt) -> Result {
+/// An option of 7.3's `unix_setsockopt()`: an int exactly (`EINVAL`), readable
+/// (`EFAULT`), for this socket type (`ENOPROTOOPT` unless `for_type`), 0 or 1
+/// (`EINVAL` otherwise), checked in that order.
+fn custom_bool(opt: &SockOpt, for_type: bool) -> Result<bool> {
     if opt.len() as usize != core::mem::size_of::<i32>() {
         return Err(EINVAL);
     }
-    match opt.int()? {
-        v @ 0..=1 => {
-            sk.set_recvmsg_inq(v == 1);
-            Ok(())
-        }
+    let v = opt.int()?;
+    if !for_type {
+        return Err(ENOPROTOOPT.into());
+    }
+    match v {
+        0 | 1 => Ok(v == 1),
         _ => Err(EINVAL),
     }
 }

@@ -47,5 +47,6 @@ errnos! {
     ENOTCONN = 107, "Transport endpoint is not connected.";
     ECONNREFUSED = 111, "Connection refused.";
     EPROTOTYPE = 91, "Protocol wrong type for socket.";
+    ENOPROTOOPT = 92, "Protocol not available.";
     EADDRINUSE = 98, "Address already in use.";
 }

@@ -270,10 +270,12 @@ impl FdList {
 
     /// Installs the files in the caller's fd table and reports them in an
     /// `SCM_RIGHTS` control message (`scm_detach_fds()`: `MSG_CMSG_CLOEXEC`, and
-    /// `MSG_CTRUNC` with the files that do not fit dropped). Gives the list back,
-    /// untouched, for a kernel caller's control buffer, which `scm_detach_fds()`
-    /// refuses.
-    pub(crate) fn install(self, m: &mut Msg) -> core::result::Result<(), FdList> {
+    /// `MSG_CTRUNC` with the files that do not fit dropped). With `notrunc`
+    /// (`SO_RIGHTS_NOTRUNC`, 7.3 only: the option is refused on 6.12), a file the LSM
+    /// refuses keeps its slot, holding `-errno`, where it would end the list. Gives the
+    /// list back, untouched, for a kernel caller's control buffer, which
+    /// `scm_detach_fds()` refuses.
+    pub(crate) fn install(self, m: &mut Msg, notrunc: bool) -> core::result::Result<(), FdList> {
         if !m.control_is_user() {
             return Err(self);
         }
@@ -286,13 +288,13 @@ impl FdList {
         #[cfg(kline_6_12)]
         // SAFETY: As above.
         unsafe {
+            let _ = notrunc;
             bindings::scm_detach_fds(m.as_ptr(), &mut scm)
         };
-        // TODO(issue 36): SO_RIGHTS_NOTRUNC (7.3), the receiver's flag.
         #[cfg(kline_7_3)]
         // SAFETY: As above.
         unsafe {
-            bindings::scm_detach_fds(m.as_ptr(), &mut scm, false)
+            bindings::scm_detach_fds(m.as_ptr(), &mut scm, notrunc)
         };
         Ok(())
     }

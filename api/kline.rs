@@ -30,3 +30,7 @@ pub(crate) fn cstr_bytes(s: &kernel::str::CStr) -> &[u8] {
 pub(crate) fn cstr_bytes(s: &kernel::str::CStr) -> &[u8] {
     s.to_bytes()
 }
+
+/// Whether the line's `scm_detach_fds()` can keep the slot of an fd the LSM refuses
+/// (7.3's `notrunc`): the family offers `SO_RIGHTS_NOTRUNC` where it can, as AF_UNIX.
+pub(crate) const RIGHTS_NOTRUNC: bool = cfg!(kline_7_3);

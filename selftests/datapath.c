@@ -1713,8 +1713,9 @@ static void tstamp_scenario(int family, struct trace *t)
 }
 
 /*
- * SO_INQ (upstream 6.17, option 84; SCM_INQ has the same number), on the family alone:
- * 6.12's AF_UNIX does not know it (ENOPROTOOPT). The expected values are upstream's
+ * SO_INQ (upstream 6.17, option 84; SCM_INQ has the same number): on 6.12 on the family
+ * alone (6.12's AF_UNIX does not know it, ENOPROTOOPT), on 7.3 on both. The expected
+ * values are upstream's
  * (unix_setsockopt(), unix_stream_read_generic(), and its selftest scm_inq.c): a stream
  * socket's option, an int exactly, 0 or 1; then each successful recvmsg() ends with
  * SCM_INQ, an int of the bytes left (what SIOCINQ says), after SCM_RIGHTS; none for
@@ -1778,19 +1779,23 @@ TEST_F(datapath, so_inq)
 
 	memset(buf, 'i', sizeof(buf));
 	ASSERT_EQ(0, socketpair(self->family, SOCK_STREAM, 0, sv));
-	if (!variant->ours) {
+	if (!variant->ours && !kernel_at_least(6, 17)) {
 		EXPECT_EQ(-1, setsockopt(sv[1], SOL_SOCKET, SO_INQ_UPSTREAM, &one, sizeof(one)));
 		EXPECT_EQ(ENOPROTOOPT, errno);
 		close_pair(sv);
 		return;
 	}
-	/* Dgram and seqpacket: the core's ENOPROTOOPT. */
+	/* Dgram and seqpacket: ENOPROTOOPT, after the length and the read. */
 	for (t = 0; t < 2; t++) {
 		int p[2];
 
 		ASSERT_EQ(0, socketpair(self->family, t ? SOCK_SEQPACKET : SOCK_DGRAM, 0, p));
 		EXPECT_EQ(-1, setsockopt(p[1], SOL_SOCKET, SO_INQ_UPSTREAM, &one, sizeof(one)));
 		EXPECT_EQ(ENOPROTOOPT, errno);
+		EXPECT_EQ(-1, setsockopt(p[1], SOL_SOCKET, SO_INQ_UPSTREAM, &big, sizeof(big)));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, setsockopt(p[1], SOL_SOCKET, SO_INQ_UPSTREAM, NULL, sizeof(one)));
+		EXPECT_EQ(EFAULT, errno);
 		close_pair(p);
 	}
 	/* An int exactly, 0 or 1. */
