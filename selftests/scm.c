@@ -666,6 +666,109 @@ TEST_F(scm, embryo_and_accept)
 }
 
 /*
+ * When an accepted socket takes the listener's SO_PASSCRED: 6.12 copies the listener's
+ * flag at accept() (unix_sock_inherit_flags()), 6.16 and later at connect()
+ * (sk_scm_recv_flags into the embryo). The listener changes its flag between the two,
+ * and a byte sent after the accept shows which setting the accepted socket has; each
+ * family must do what its line's AF_UNIX does.
+ */
+TEST_F(scm, passcred_inherited_when)
+{
+	bool at_connect = kernel_at_least(6, 16);
+	struct sockaddr_un sun;
+	socklen_t len;
+	int l, c, a, t, on;
+	struct got g;
+
+	for (t = 0; t < 3; t += 2) {	/* STREAM, SEQPACKET */
+		for (on = 0; on < 2; on++) {
+			len = scm_addr(&sun, self->family, t ? "wsp" : "wst");
+			l = open_listener(self->family, types[t], &sun, len);
+			ASSERT_LE(0, l);
+			ASSERT_EQ(0, set_passcred(l, on));
+			c = connect_to(self->family, types[t], &sun, len);
+			ASSERT_LE(0, c);
+			ASSERT_EQ(0, set_passcred(l, !on));
+			a = accept(l, NULL, NULL);
+			ASSERT_LE(0, a);
+			EXPECT_EQ(1, send(c, "w", 1, 0));
+			g = recv_creds(a, 1);
+			EXPECT_EQ(1, g.n);
+			/* Credentials iff the flag the accepted socket got is on. */
+			EXPECT_EQ(at_connect ? on : !on, g.ncreds) TH_LOG("type %d, on %d", t, on);
+			close(a);
+			close(c);
+			close(l);
+		}
+	}
+}
+
+/*
+ * SO_PEERPIDFD: a pidfd of the peer's process, live or reaped. 6.12 gives none for a
+ * reaped peer on either family. 6.17's AF_UNIX registers each peer with pidfs at
+ * connect, so the core may give a stale pidfd (PIDFD_STALE) of a reaped one, for
+ * AF_UNIX only; the module cannot register (pidfs_register_pid() is not exported), so
+ * the core asks for a live task there: ESRCH (README, limits).
+ */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+static long peer_pidfd(int fd)
+{
+	socklen_t len = sizeof(int);
+	int pidfd = -1;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len))
+		return -errno;
+	close(pidfd);
+	return len;
+}
+
+static void peerpidfd_scenario(int family, struct trace *t)
+{
+	struct sockaddr_un sun;
+	socklen_t len = scm_addr(&sun, family, "pidfd");
+	int l, a, sv[2], st;
+	pid_t pid;
+
+	memset(t, 0, sizeof(*t));
+	if (socketpair(family, SOCK_STREAM, 0, sv))
+		return note(t, -1);
+	note(t, peer_pidfd(sv[0]));
+	close_pair(sv);
+	l = open_listener(family, SOCK_STREAM, &sun, len);
+	if (l < 0)
+		return note(t, -1);
+	pid = fork();
+	if (pid == 0)
+		_exit(connect_to(family, SOCK_STREAM, &sun, len) < 0);
+	note(t, waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	a = accept(l, NULL, NULL);
+	note(t, a < 0 ? a : 0);
+	/* The peer is reaped. */
+	note(t, peer_pidfd(a));
+	close(a);
+	close(l);
+}
+
+TEST(peerpidfd_reaped)
+{
+	static struct trace u, o;
+
+	RUN_BOTH(peerpidfd_scenario, &u, &o);
+	ASSERT_EQ(4, u.n);
+	EXPECT_EQ((long)sizeof(int), u.v[0]);	/* a live peer: a pidfd */
+	if (kernel_at_least(6, 17)) {
+		EXPECT_EQ((long)sizeof(int), u.v[3]);
+		KNOWN_DIFFERENCE(&u, &o, 3, -ESRCH);
+	} else {
+		EXPECT_GT(0, u.v[3]);
+	}
+	EXPECT_SAME_TRACE(&u, &o);
+}
+
+/*
  * Pids are translated into the receiver's pid namespace: a task in a child pid
  * namespace sees its parent's pid as 0 and its own as 1; the parent sees the child's
  * global pid.
