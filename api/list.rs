@@ -25,7 +25,7 @@ use crate::api::bindings;
 use crate::api::kline::ARef;
 use crate::api::kline::{init_array_from_fn, pin_init_array_from_fn, PinInit};
 use crate::api::sock::Sock;
-use crate::api::sync::{Guard, RcuReadGuard, SpinLock};
+use crate::api::sync::{synchronize_rcu, Guard, RcuReadGuard, SpinLock};
 use crate::api::task::cond_resched;
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
@@ -650,10 +650,9 @@ impl<const N: usize> Stripes<N> {
             old = Some(from);
             cond_resched();
         }
-        // Lookups may still walk the old array: it goes after a grace period.
-        // SAFETY: No requirements but process context and no lock held: this function
-        // may sleep (callers).
-        unsafe { bindings::synchronize_rcu() };
+        // Lookups may still walk the old array: it goes after a grace period (this
+        // function may sleep: callers).
+        synchronize_rcu();
         drop(old);
         self.resizing.store(false, Ordering::Release);
         true
