@@ -19,7 +19,13 @@
 //! (the `/proc` and sock_diag dumps).
 //!
 //! The walks of names and inodes are functions of their own under fixed symbol names,
-//! never inlined, for kprobes (`bpftrace`, `funclatency`).
+//! never inlined, for kprobes (`bpftrace`, `funclatency`). 7.3's `kernel::tracepoint`:
+//! not used: `declare_trace!` binds only events in the kernel crate's own bindings.
+//!
+//! `kernel::list` (both lines): not used: its items are `ListArc`s, where a socket is
+//! `sk_alloc`'d, counted by `sk_refcnt` and linked by its C `hlist_node`s, walked under RCU.
+//! 7.3's `kernel::xarray`: not used: it reads only under `xa_lock` (no RCU lookup), and
+//! `kernel::rbtree` (both lines; gc.rs's per-user counts use it) has no RCU lookup either.
 
 use crate::api::bindings;
 use crate::api::kline::ARef;
