@@ -209,6 +209,8 @@ impl Address {
 /// drops to zero.
 #[repr(C)]
 pub(crate) struct UnixAddress {
+    // 7.3's kernel::sync::Refcount (same layout): not used: 6.12 lacks it, and it would
+    // replace three calls (REFCOUNT_INIT, refcount_inc, refcount_dec_and_test) on 7.3 only.
     refcnt: Opaque<kernel::bindings::refcount_t>,
     addr: Address,
 }

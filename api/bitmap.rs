@@ -2,6 +2,8 @@
 
 //! A bitmap of atomic words, read without a lock (as the kernel's `set_bit()`,
 //! `clear_bit()` and `find_next_zero_bit()`): the autobind names known taken.
+//! 7.3's `kernel::bitmap::BitmapVec`: not used: `bitmap_zalloc()` is kmalloc only, where
+//! these 128 KiB are kvmalloc'd; 7.3's `Atomic<usize>` has no `fetch_or`/`fetch_and`.
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::alloc::{Flags, KVVec};

@@ -5,6 +5,9 @@
 //!
 //! The protocol layer decides with these (which credentials a task may claim, which a
 //! receive reports); the credentials an skb carries are in [`crate::api::sock`].
+//!
+//! 7.3's `kernel::cred`: not used: `Credential` gives `euid` and the secid only, and
+//! `task::Kuid` converts with `from_kuid`, not `from_kuid_munged` (no `Kgid` at all).
 
 use crate::api::bindings;
 use core::ffi::c_int;

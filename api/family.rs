@@ -13,6 +13,7 @@ use crate::api::param;
 use crate::api::sock::{Kind, Sock, Socket, SpaceSock, UnixSock};
 use crate::api::sock_diag::{self, SockDiag};
 use crate::api::socket::{proto_ops, SocketOps};
+use crate::api::sync::synchronize_rcu;
 use crate::api::wait::{PeerWake, RelayAdapter};
 use core::ffi::c_int;
 use core::ptr;
@@ -301,10 +302,8 @@ impl Drop for Registration {
             // (`sock_diag_lock_handler`, `netlink_dump_start`), so none is running; one
             // that read the handler's pointer under RCU is over after the grace period,
             // before the tables are freed.
-            unsafe {
-                bindings::sock_diag_unregister(&t.diag);
-                bindings::synchronize_rcu();
-            }
+            unsafe { bindings::sock_diag_unregister(&t.diag) };
+            synchronize_rcu();
         }
         // SAFETY: Registered in `new`; no socket uses them any more.
         unsafe {

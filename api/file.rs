@@ -19,6 +19,8 @@ use kernel::types::Opaque;
 pub(crate) const SCM_MAX_FD: usize = bindings::AFUNIX_SCM_MAX_FD as usize;
 
 /// A reference to an open file, put on drop (`fput()`).
+// 7.3's kernel::fs::LocalFile: not used: its fget() refuses O_PATH fds, which SCM_RIGHTS
+// passes (scm_fp_copy()'s fget_raw()); the files then move into a C scm_fp_list.
 ///
 /// # Invariants
 ///

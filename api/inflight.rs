@@ -46,6 +46,7 @@ pub(crate) fn empty<T: Copy>(v: &mut KVVec<T>) {
 /// The collector's list of the sockets of this family in flight (their file is in an
 /// fd list in flight), and their per-socket fields (`gc_link`, `inflight`, `gc_index`
 /// of `UnixSock`).
+// 7.3's kernel::interop::list::CList: not used: it walks a C list_head, with no add or del.
 ///
 /// It lives inside the collector's lock ([`new_gc_lock`]): a `&InflightList` or
 /// `&mut InflightList` is the proof that the lock is held, and is the only way to the

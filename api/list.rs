@@ -19,13 +19,19 @@
 //! (the `/proc` and sock_diag dumps).
 //!
 //! The walks of names and inodes are functions of their own under fixed symbol names,
-//! never inlined, for kprobes (`bpftrace`, `funclatency`).
+//! never inlined, for kprobes (`bpftrace`, `funclatency`). 7.3's `kernel::tracepoint`:
+//! not used: `declare_trace!` binds only events in the kernel crate's own bindings.
+//!
+//! `kernel::list` (both lines): not used: its items are `ListArc`s, where a socket is
+//! `sk_alloc`'d, counted by `sk_refcnt` and linked by its C `hlist_node`s, walked under RCU.
+//! 7.3's `kernel::xarray`: not used: it reads only under `xa_lock` (no RCU lookup), and
+//! `kernel::rbtree` (both lines; gc.rs's per-user counts use it) has no RCU lookup either.
 
 use crate::api::bindings;
 use crate::api::kline::ARef;
 use crate::api::kline::{init_array_from_fn, pin_init_array_from_fn, PinInit};
 use crate::api::sock::Sock;
-use crate::api::sync::{Guard, RcuReadGuard, SpinLock};
+use crate::api::sync::{synchronize_rcu, Guard, RcuReadGuard, SpinLock};
 use crate::api::task::cond_resched;
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
@@ -650,10 +656,9 @@ impl<const N: usize> Stripes<N> {
             old = Some(from);
             cond_resched();
         }
-        // Lookups may still walk the old array: it goes after a grace period.
-        // SAFETY: No requirements but process context and no lock held: this function
-        // may sleep (callers).
-        unsafe { bindings::synchronize_rcu() };
+        // Lookups may still walk the old array: it goes after a grace period (this
+        // function may sleep: callers).
+        synchronize_rcu();
         drop(old);
         self.resizing.store(false, Ordering::Release);
         true

@@ -8,6 +8,9 @@
 //! whose `lock`, `addr` and `peer` are the ones the module uses (Landlock reads the
 //! three). Without `CONFIG_SECURITY_NETWORK` the hooks are the kernel's stubs: they
 //! allow everything and give no security ids.
+//!
+//! 7.3's `kernel::security`: not used: it has the binder hooks and `SecurityCtx` only, none
+//! of these; `SecurityCtx` would do 7.3's half of `afunix_scm_passec()` alone.
 
 use crate::api::bindings;
 use crate::api::error::to_result;

@@ -102,6 +102,8 @@ impl Msg {
     /// On send: fills `buf` with the next `buf.len()` bytes of the data
     /// (`copy_from_iter_full()`); `EFAULT` if they cannot all be read (the iterator is
     /// then where it was).
+    // 7.3's kernel::iov::IovIterSource: not used: 6.12 lacks it, it has no
+    // copy_from_iter_full(), and the iterator otherwise goes to C (skb copies, splice).
     pub(crate) fn copy_data(&mut self, buf: &mut [u8]) -> Result {
         let iter = self.iter();
         // SAFETY: `buf` is `buf.len()` writable bytes; `iter` is the message's iterator.

@@ -7,6 +7,9 @@
 //! the seq_file core calls `start`, then `show` and `next` in turn, and `stop`, in one
 //! `read()`), kept in the file's private state after its `seq_net_private`; `stop` drops
 //! it. Position 0 is the header line.
+//!
+//! 7.3's `kernel::seq_file`: not used: `seq_print!` formats through `%pA` (no `%pK`, the
+//! first column of `/proc/net/unix`), and there is no `seq_operations` or `proc_create_net`.
 
 use crate::api::bindings;
 use crate::api::net::{self, Data, Net};

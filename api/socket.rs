@@ -478,6 +478,7 @@ impl<T: SocketOps> Adapter<T> {
             return;
         };
         let n: core::ffi::c_uint = T::fdinfo_fds(sk);
+        // (7.3's kernel::seq_print! would write this one line on 7.3 alone: see api/seq.rs.)
         // SAFETY: `m` is the seq_file being shown; the argument matches the format.
         unsafe { bindings::seq_printf(m, c"scm_fds: %u\n".to_bytes_with_nul().as_ptr().cast(), n) };
     }

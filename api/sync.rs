@@ -3,11 +3,14 @@
 //! The module's own spinlock, whose guard derefs to the data it protects, a guard of a
 //! spinlock inside a kernel object, a box published once, and an RCU read-side section.
 //!
-//! 6.12's `kernel::sync::SpinLock` has no `lock_nested`: the name tables take two
+//! `kernel::sync::SpinLock` has no `lock_nested` (6.12 nor 7.3): the name tables take two
 //! buckets of one lock class in a fixed order, and lockdep must be told that the second
 //! is nested. [`SpinLock`] is the same shape as `kernel::sync::Lock` (the C lock in an
 //! `Opaque`, the data in an `UnsafeCell`, reachable only through a [`Guard`]) over the
 //! C `spinlock_t`, with [`SpinLock::lock_nested`] added.
+//!
+//! RCU: 7.3's `kernel::sync::rcu` is used there ([`RcuReadGuard`], [`synchronize_rcu`]);
+//! 6.12 has none, and gets the same two names here.
 
 use crate::api::bindings;
 use crate::api::kline::PinInit;
@@ -117,6 +120,8 @@ impl<T> Drop for Guard<'_, T> {
 }
 
 /// A box set at most once, then read without a lock (`smp_load_acquire`).
+// 7.3's kernel::sync::SetOnce: not used: a populate() that loses to one mid-write gets
+// None from as_ref(), where get_or_try_init must return the winner's value.
 pub(crate) struct OnceBox<T> {
     ptr: AtomicPtr<T>,
 }
@@ -204,11 +209,18 @@ impl Drop for SpinGuard {
     }
 }
 
+/// An RCU read-side critical section (`rcu_read_lock()` .. `rcu_read_unlock()`): on 7.3,
+/// the kernel crate's (the same shape: `new()`, not `Send`, unlocks on drop).
+#[cfg(kline_7_3)]
+pub(crate) use kernel::sync::rcu::Guard as RcuReadGuard;
+
 /// An RCU read-side critical section (`rcu_read_lock()` .. `rcu_read_unlock()`).
 ///
 /// Not `Send`: the section ends on the task that began it.
+#[cfg(kline_6_12)]
 pub(crate) struct RcuReadGuard(PhantomData<*mut ()>);
 
+#[cfg(kline_6_12)]
 impl RcuReadGuard {
     pub(crate) fn new() -> Self {
         // SAFETY: No requirements; paired with the unlock in `drop`.
@@ -217,9 +229,24 @@ impl RcuReadGuard {
     }
 }
 
+#[cfg(kline_6_12)]
 impl Drop for RcuReadGuard {
     fn drop(&mut self) {
         // SAFETY: Locked in `new`.
         unsafe { bindings::afunix_rcu_read_unlock() };
     }
+}
+
+/// `synchronize_rcu()`: waits for a grace period. May sleep: process context, no
+/// spinlock held (7.3: the kernel crate's, safe for the same reason).
+#[cfg(kline_7_3)]
+pub(crate) use kernel::sync::rcu::synchronize_rcu;
+
+/// `synchronize_rcu()`: waits for a grace period. May sleep: process context, no
+/// spinlock held.
+#[cfg(kline_6_12)]
+pub(crate) fn synchronize_rcu() {
+    // SAFETY: No requirements but process context without a spinlock held, which a call
+    // that may sleep has (this function's contract, as 7.3's safe one).
+    unsafe { bindings::synchronize_rcu() };
 }

@@ -129,6 +129,8 @@ impl HeldPath {
 
     /// Opens the path as an `O_PATH` file in a new close-on-exec fd of the calling task
     /// (as `unix_open_file()`); returns the fd.
+    // 7.3's kernel::fs::file::FileDescriptorReservation: not used: 6.12 lacks it, and it
+    // would replace one local reserve/put/install triple on one line only.
     pub(crate) fn open_o_path(self) -> Result<i32> {
         // SAFETY: No requirements.
         let fd = unsafe { bindings::get_unused_fd_flags(bindings::O_CLOEXEC) };

@@ -2,6 +2,9 @@
 
 //! The module's workqueue: the table resizes and the collector's runs; and the
 //! disabling of one work item (a netns's resize, at its exit).
+//!
+//! Work items are `kernel::workqueue`'s on both lines; by hand here: 6.12's and 7.3's
+//! crate can neither allocate a workqueue nor `disable_work_sync()` (or `flush_work()`) one.
 
 use crate::api::bindings;
 use core::ptr::{self, NonNull};

@@ -38,6 +38,8 @@ use core::ffi::c_int;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ptr::{self, NonNull};
+// 7.3's kernel::sync::atomic: not used: 6.12 lacks it, and its Atomic<T> has no u8
+// (`UnixSock::opts`); core's `Atomic*::from_ptr` covers the C fields on both lines.
 use core::sync::atomic::{
     AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
 };

@@ -198,6 +198,8 @@ impl Sock {
 
     /// A new reference to this socket, unless its last one is gone: a socket reached
     /// under RCU may be dying (`refcount_inc_not_zero`).
+    // 7.3's kernel::sync::Refcount: not used: sk_refcnt is C's (struct sock), and Refcount
+    // has no inc_not_zero.
     pub(crate) fn try_get(&self) -> Option<ARef<Sock>> {
         // SAFETY: `self` is allocated (a socket reached under RCU stays allocated while
         // the read lock is held); the increment fails once the count is zero.
