@@ -555,6 +555,11 @@ int afunix_security_unix_may_send(struct socket *sock, struct socket *other)
  */
 int afunix_security_unix_find(const struct path *path, struct sock *other, int flags)
 {
+	/*
+	 * Landlock takes other's state lock: held by the caller, a self-deadlock, which
+	 * lockdep reports here on both lines, with or without a Landlock domain.
+	 */
+	lockdep_assert_not_held(&unix_sk(other)->lock);
 #ifdef AFUNIX_KLINE_7_3
 	return security_unix_find(path, other, flags);
 #else

@@ -63,10 +63,11 @@ pub(crate) fn unix_may_send(sk: &Sock, other: &StateGuard<'_>) -> Result {
 /// `security_unix_find(path, other, flags)` (upstream 7.1): may the caller reach
 /// `other`, the socket bound at `file`, by its pathname? Landlock's
 /// `LANDLOCK_ACCESS_FS_RESOLVE_UNIX` refuses here. Allowed always on 6.12, which lacks it.
+/// Not under `other`'s state lock, which Landlock takes (lockdep reports it, on both lines).
 pub(crate) fn unix_find(file: &SocketFile, other: &Sock) -> Result {
     // SAFETY: `file`'s path is held and `other` is a live socket of this family (a
-    // `struct unix_sock`, the caller's reference); Landlock takes `other`'s state lock,
-    // which the caller does not hold. Flags 0: AF_UNIX passes connect's file flags, of
+    // `struct unix_sock`, the caller's reference); a caller holding its state lock
+    // deadlocks, no more. Flags 0: AF_UNIX passes connect's file flags, of
     // which a hook reads only `SOCK_COREDUMP`, the kernel's own coredump connects.
     to_result(unsafe { bindings::afunix_security_unix_find(file.path_ptr(), other.as_ptr(), 0) })
 }

@@ -238,15 +238,16 @@ impl Drop for RcuReadGuard {
 }
 
 /// `synchronize_rcu()`: waits for a grace period. May sleep: process context, no
-/// spinlock held (7.3: the kernel crate's, safe for the same reason).
+/// spinlock held (7.3: the kernel crate's, safe for the same reason). `api/`'s alone: in
+/// a read section it deadlocks, or (RCU not preemptible) its sleep ends the section.
 #[cfg(kline_7_3)]
-pub(crate) use kernel::sync::rcu::synchronize_rcu;
+pub(in crate::api) use kernel::sync::rcu::synchronize_rcu;
 
 /// `synchronize_rcu()`: waits for a grace period. May sleep: process context, no
-/// spinlock held.
+/// spinlock held, no RCU read section. `api/`'s alone, as on 7.3.
 #[cfg(kline_6_12)]
-pub(crate) fn synchronize_rcu() {
-    // SAFETY: No requirements but process context without a spinlock held, which a call
-    // that may sleep has (this function's contract, as 7.3's safe one).
+pub(in crate::api) fn synchronize_rcu() {
+    // SAFETY: No requirements but process context without a spinlock held or an RCU
+    // read section, which `api/`'s callers have (this function's contract).
     unsafe { bindings::synchronize_rcu() };
 }
