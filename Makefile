@@ -16,7 +16,8 @@ BINDGEN := $(CACHE)/tools/bin/bindgen
 # Debian's rust-web-clippy: clippy for rustc-web's compiler.
 CLIPPY_DRIVER := /usr/bin/clippy-driver
 KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
-	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN)
+	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN) \
+	$(if $(filter-out 6.12,$(KLINE)),PAHOLE=$(CACHE)/tools/bin/pahole)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
 .PHONY: all setup kernel kernels module selftests shim demo check shell bench bench-docs fuzz \

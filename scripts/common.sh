@@ -45,6 +45,10 @@ export KLINE
 TOOLS=$CACHE/tools
 VENV=$CACHE/venv
 BINDGEN=$TOOLS/bin/bindgen
+# 7.3's debug kernel has BTF (kconfig/debug.config): Debian trixie's pahole, run on
+# trixie's own libraries (scripts/setup); bookworm's 1.24 predates 7.3's --btf_features.
+PAHOLE_VERSION=1.30
+PAHOLE=$TOOLS/bin/pahole
 VNG=$VENV/bin/vng
 RUSTC=/usr/bin/rustc
 RUSTDOC=/usr/bin/rustdoc
@@ -85,7 +89,8 @@ kernel_key() {
 	local h
 	h=$( { kline_fragment "$1";
 		echo "recipe $KERNEL_RECIPE"; clang$LLVM_SUFFIX --version | head -n1;
-		$RUSTC --version; "$BINDGEN" --version; } | sha256sum | cut -c1-12)
+		$RUSTC --version; "$BINDGEN" --version;
+		[ "$KLINE" = 6.12 ] || "$PAHOLE" --version; } | sha256sum | cut -c1-12)
 	echo "$KVER-$1-$h"
 }
 
