@@ -130,7 +130,8 @@ stress: setup module selftests shim
 # Results name their commit: from a tree with uncommitted changes (git describe --dirty)
 # it refuses unless BENCH_ALLOW_DIRTY=1; the run's directory then ends in -dirty.
 BENCH_OVERCOMMIT_CPUS ?= 4
-bench: setup selftests shim launcher bench/lookup bench/datapath bench/autobind bench/connect
+bench: setup selftests shim launcher bench/lookup bench/datapath bench/autobind bench/connect \
+	bench/launcher
 	@case "$$(git describe --always --dirty)" in *-dirty) [ "$(BENCH_ALLOW_DIRTY)" = 1 ] || { \
 		echo "bench: the tree has uncommitted changes, which no commit would describe:" \
 			"commit them first, or BENCH_ALLOW_DIRTY=1 make bench" >&2; exit 1; };; esac
@@ -153,7 +154,7 @@ bench: setup selftests shim launcher bench/lookup bench/datapath bench/autobind 
 bench-docs:
 	@bench/report --update
 
-bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
+bench/lookup bench/datapath bench/autobind bench/connect bench/launcher: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 # scripts/check-docs: the documents' links and the repository paths they name exist, and
@@ -185,6 +186,7 @@ fmt:
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
 		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
-	@rm -f .kdir bench/lookup bench/datapath bench/autobind bench/connect shim/unixshim.so \
+	@rm -f .kdir bench/lookup bench/datapath bench/autobind bench/connect bench/launcher \
+		shim/unixshim.so \
 		tools/afunix-run
 	@$(MAKE) -s -C selftests clean
