@@ -27,8 +27,9 @@
  * N); the processes it left are killed first (SIGKILL), since without their tracer
  * their AF_UNIX sockets would fail with ENOSYS. -w waits for them instead. SIGHUP,
  * SIGINT, SIGQUIT and SIGTERM sent to afunix-run are passed on to the program (not
- * those of the terminal, which the program's process group got already); if
- * afunix-run dies, PTRACE_O_EXITKILL kills every process it traces. Its own failures
+ * those of the terminal, which the program's process group got already), or end the
+ * rest once it has exited (-w); if afunix-run dies, PTRACE_O_EXITKILL kills every
+ * process it traces. Its own failures
  * exit with 125 (the module not loaded, no seccomp in the kernel, ptrace refused),
  * 126 or 127 when the program cannot be executed or found.
  *
@@ -378,9 +379,12 @@ static void on_syscall_exit(pid_t pid)
 		domains++;
 }
 
-static atomic_int program;
+static atomic_int program, end_all;
 
-/* A signal sent to afunix-run goes on to the program (not the terminal's: it has it). */
+/*
+ * A signal sent to afunix-run goes on to the program (not the terminal's: the program's
+ * process group has it); once the program is gone (-w), it ends what is left.
+ */
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	int e = errno;
@@ -388,7 +392,16 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (si->si_code != SI_KERNEL && program > 0)
 		kill(program, sig);
+	else if (program == 0)
+		end_all = 1;
 	errno = e;
+}
+
+/* Ends every process traced: none of them can go on without the tracer. */
+static void kill_all(void)
+{
+	for (int i = 0; i < ntracees; i++)
+		kill(tracees[i].pid, SIGKILL);
 }
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
@@ -546,9 +559,13 @@ int main(int argc, char **argv)
 		pid_t p = waitpid(-1, &st, __WALL);
 
 		if (p < 0) {
-			if (errno == EINTR)
-				continue;
-			break;	/* ECHILD: no process left */
+			if (errno != EINTR)
+				break;	/* ECHILD: no process left */
+			if (end_all && wait_all) {
+				wait_all = 0;
+				kill_all();
+			}
+			continue;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			tracee_gone(p);
@@ -559,14 +576,16 @@ int main(int argc, char **argv)
 			if (wait_all)
 				continue;
 			/* Without their tracer the others' AF_UNIX sockets would fail: end them. */
-			for (i = 0; i < ntracees; i++)
-				kill(tracees[i].pid, SIGKILL);
+			kill_all();
 			continue;
 		}
 		if (!WIFSTOPPED(st))
 			continue;
-		if (!program && !wait_all)
-			continue;	/* killed: it will not stop again */
+		if (!program && !wait_all) {
+			/* Being killed; or new (a fork in flight at the kill): killed now. */
+			kill(p, SIGKILL);
+			continue;
+		}
 		sig = WSTOPSIG(st);
 		event = (unsigned int)st >> 16;
 		how = PTRACE_CONT;
