@@ -20,10 +20,10 @@ KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	$(if $(filter-out 6.12,$(KLINE)),PAHOLE=$(CACHE)/tools/bin/pahole)
 KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
 
-.PHONY: all setup kernel kernels module selftests shim demo check shell bench bench-docs fuzz \
-	stress lint layers fmt clean help
+.PHONY: all setup kernel kernels module selftests shim launcher demo check shell bench bench-docs \
+	fuzz stress lint layers fmt clean help
 
-all: module selftests shim
+all: module selftests shim launcher
 
 help:
 	@echo "make demo       boot the test kernel, load the module, show an exchange of each type"
@@ -39,10 +39,11 @@ help:
 	@echo "make fuzz       the differential fuzzer, long form (FUZZ_SEEDS seeds, FUZZ_OPS calls)"
 	@echo "make stress     the concurrency stress, long form (STRESS_SECONDS per family)"
 	@echo "make layers     unsafe / bindings:: / extern \"C\" counts per file and per layer"
-	@echo "make all        the module, the selftests and the shim (the default)"
+	@echo "make all        the module, the selftests, the shim and the launcher (the default)"
 	@echo "make module     build rust_afunix.ko (KVARIANT=debug|perf)"
 	@echo "make selftests  build the selftest programs"
 	@echo "make shim       build shim/unixshim.so"
+	@echo "make launcher   build tools/afunix-run (any program's AF_UNIX sockets on the family)"
 	@echo "make setup      install what is missing: Debian packages, bindgen, virtme-ng"
 	@echo "make kernel     build the test kernel KVARIANT into $(CACHE)"
 	@echo "make kernels    build both test kernels, debug and perf"
@@ -81,16 +82,23 @@ shim: shim/unixshim.so
 shim/unixshim.so: shim/unixshim.c
 	$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 
+# The launcher: programs the shim does not reach (static, Go, setuid) on the family
+# (tools/afunix-run.c, seccomp + ptrace).
+launcher: tools/afunix-run
+
+tools/afunix-run: tools/afunix-run.c
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
+
 demo: setup module selftests
 	@$(SCRIPTS)/vm-run --kernel $(KVARIANT) -- scripts/demo-guest
 
 # T="names datapath" runs only those programs of selftests/tests.list (default: all).
-check: setup module selftests shim
+check: setup module selftests shim launcher
 	@$(SCRIPTS)/vm-run --kernel debug -- selftests/run_tests.sh $(T)
 
 # An interactive root shell in the guest, module loaded, in a tmpfs; leaving it unloads
 # the module and checks the kernel log (as every vm-run).
-shell: setup module selftests shim
+shell: setup module selftests shim launcher
 	@$(SCRIPTS)/vm-run --kernel $(KVARIANT) --interactive -- scripts/shell-guest
 
 # The differential fuzzer, long form: FUZZ_SEEDS seeds from FUZZ_FIRST, FUZZ_OPS calls
@@ -123,7 +131,8 @@ stress: setup module selftests shim
 # Results name their commit: from a tree with uncommitted changes (git describe --dirty)
 # it refuses unless BENCH_ALLOW_DIRTY=1; the run's directory then ends in -dirty.
 BENCH_OVERCOMMIT_CPUS ?= 4
-bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/connect
+bench: setup selftests shim launcher bench/lookup bench/datapath bench/autobind bench/connect \
+	bench/launcher
 	@case "$$(git describe --always --dirty)" in *-dirty) [ "$(BENCH_ALLOW_DIRTY)" = 1 ] || { \
 		echo "bench: the tree has uncommitted changes, which no commit would describe:" \
 			"commit them first, or BENCH_ALLOW_DIRTY=1 make bench" >&2; exit 1; };; esac
@@ -146,7 +155,7 @@ bench: setup selftests shim bench/lookup bench/datapath bench/autobind bench/con
 bench-docs:
 	@bench/report --update
 
-bench/lookup bench/datapath bench/autobind bench/connect: %: %.c bench/bench.h
+bench/lookup bench/datapath bench/autobind bench/connect bench/launcher: %: %.c bench/bench.h
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 
 # scripts/check-docs: the documents' links and the repository paths they name exist, and
@@ -163,7 +172,7 @@ lint: setup
 	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
 		--show-types -f $$(ls *.rs api/*.rs api/sock/*.rs *.c *.h selftests/*.c selftests/*.h shim/*.c \
 		selftests/compile-fail/*.rs | grep -v _generated) && \
-	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h \
+	$$ksrc/scripts/checkpatch.pl --no-tree --quiet --show-types -f bench/*.c bench/*.h tools/*.c \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME && \
 	$(MAKE) -s module KMAKE_LINT="CLIPPY=1 CLIPPY_DRIVER=$(CLIPPY_DRIVER)" && \
 	$(SCRIPTS)/compile-fail && \
@@ -178,5 +187,7 @@ fmt:
 clean:
 	@if [ -f .kdir ] && [ -d "$$(cat .kdir)" ]; then \
 		$(MAKE) -s -C "$$(cat .kdir)" M=$(CURDIR) $(KMAKE_ARGS) clean; fi
-	@rm -f .kdir bench/lookup bench/datapath bench/autobind bench/connect shim/unixshim.so
+	@rm -f .kdir bench/lookup bench/datapath bench/autobind bench/connect bench/launcher \
+		shim/unixshim.so \
+		tools/afunix-run
 	@$(MAKE) -s -C selftests clean

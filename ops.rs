@@ -8,9 +8,8 @@
 #![deny(unsafe_code)]
 
 use crate::api::addr::{SunAddr, UnixAddress};
-use crate::api::family::FamilyOps;
+use crate::api::family::{Create, FamilyOps};
 use crate::api::kline::ARef;
-use crate::api::sock::Kind;
 use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket, SpaceSock};
 use crate::api::socket::{IoctlAnswer, SockOpt, SocketOps};
 use crate::api::wait::PollMask;
@@ -26,7 +25,7 @@ pub(crate) struct Family;
 
 impl FamilyOps for Family {
     type Wake = wakeup::Wakeup;
-    fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
+    fn check_create(ty: u16, protocol: i32) -> Result<Create> {
         proto::check_create(ty, protocol)
     }
     fn account_new() -> Result {

@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 
 use crate::api::addr::UnixAddress;
+use crate::api::family::Create;
 
 use crate::api::error::{
     ECONNRESET, ENOPROTOOPT, ENOTCONN, EOPNOTSUPP, EPROTONOSUPPORT, ESOCKTNOSUPPORT,
@@ -39,6 +40,11 @@ impl SkbDestructor for DataSkb {
 /// `PF_UNIX`: the protocol number AF_UNIX accepts besides 0.
 const PF_UNIX: i32 = 1;
 
+/// The protocol `tools/afunix-run` puts in the `socket()` and `socketpair()` calls of
+/// AF_UNIX it moves onto the family ("UNIX" in ASCII): the socket then names itself
+/// `AF_UNIX` in the addresses it hands back, so that the program cannot tell.
+pub(crate) const AS_UNIX_PROTOCOL: i32 = 0x554e_4958;
+
 /// `SO_PASSRIGHTS` of upstream 6.16 (`include/uapi/asm-generic/socket.h`), which 6.12's
 /// socket core does not know. The generic number, as on x86-64 (the module's one
 /// target); alpha, mips, parisc and sparc number their options differently.
@@ -55,18 +61,21 @@ const SO_RIGHTS_NOTRUNC: i32 = 85;
 /// `PAGE_ALLOC_COSTLY_ORDER`.
 pub(crate) const PAGE_ALLOC_COSTLY_ORDER: i32 = 3;
 
-/// Checks the arguments of `socket()` as `unix_create()` does; returns the kind and the
-/// type to store in the socket (`SOCK_RAW` becomes `SOCK_DGRAM`).
-pub(crate) fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)> {
-    if protocol != 0 && protocol != PF_UNIX {
+/// Checks the arguments of `socket()` as `unix_create()` does; returns the kind, the
+/// type to store in the socket (`SOCK_RAW` becomes `SOCK_DGRAM`), and whether the
+/// socket reports `AF_UNIX` ([`AS_UNIX_PROTOCOL`]; its `sk_protocol` stays 0).
+pub(crate) fn check_create(ty: u16, protocol: i32) -> Result<Create> {
+    let as_unix = protocol == AS_UNIX_PROTOCOL;
+    if protocol != 0 && protocol != PF_UNIX && !as_unix {
         return Err(EPROTONOSUPPORT.into());
     }
-    match ty {
-        sock_type::STREAM => Ok((Kind::Stream, ty)),
-        sock_type::RAW | sock_type::DGRAM => Ok((Kind::Dgram, sock_type::DGRAM)),
-        sock_type::SEQPACKET => Ok((Kind::Seqpacket, ty)),
-        _ => Err(ESOCKTNOSUPPORT.into()),
-    }
+    let (kind, ty) = match ty {
+        sock_type::STREAM => (Kind::Stream, ty),
+        sock_type::RAW | sock_type::DGRAM => (Kind::Dgram, sock_type::DGRAM),
+        sock_type::SEQPACKET => (Kind::Seqpacket, ty),
+        _ => return Err(ESOCKTNOSUPPORT.into()),
+    };
+    Ok(Create { kind, ty, as_unix })
 }
 
 /// Accounts a new socket; `ENFILE` beyond twice the system's file limit, as AF_UNIX.

@@ -360,14 +360,19 @@ pub(crate) unsafe fn sun_addr_from_raw(ptr: *const u8, len: usize) -> SunAddr {
 }
 
 /// Writes the address `addr`, or an unnamed one (the family alone), to `dst` for
-/// `getsockname`/`getpeername`/`accept`; returns the length.
+/// `getsockname`/`getpeername`/`accept`; returns the length. With `as_unix`, its
+/// `sun_family` says `AF_UNIX` rather than the family's number.
 ///
 /// # Safety
 ///
 /// `dst` is a `struct sockaddr_storage` (128 bytes) of the socket core.
-pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&Address>) -> usize {
+pub(crate) unsafe fn write_sockaddr(
+    dst: *mut bindings::sockaddr,
+    addr: Option<&Address>,
+    as_unix: bool,
+) -> usize {
     let dst = dst.cast::<u8>();
-    match addr {
+    let len = match addr {
         Some(a) => {
             let b = a.as_bytes();
             // SAFETY: At most 111 bytes into a 128-byte buffer.
@@ -383,5 +388,10 @@ pub(crate) unsafe fn write_sockaddr(dst: *mut bindings::sockaddr, addr: Option<&
             }
             PATH_OFFSET
         }
+    };
+    if as_unix {
+        // SAFETY: The first two bytes, written above.
+        unsafe { dst.cast::<[u8; PATH_OFFSET]>().write(AF_UNIX.to_ne_bytes()) };
     }
+    len
 }

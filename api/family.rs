@@ -24,13 +24,23 @@ use kernel::prelude::*;
 /// `AF_MAX` (= `NPROTO`) of 6.12: `sock_register` refuses numbers from here on.
 const AF_MAX: c_int = 46;
 
+/// What `socket()`'s arguments make, once checked ([`FamilyOps::check_create`]).
+pub(crate) struct Create {
+    /// Which `proto_ops` table the socket gets.
+    pub(crate) kind: Kind,
+    /// The type stored in the socket.
+    pub(crate) ty: u16,
+    /// The socket names itself `AF_UNIX` in the addresses it returns
+    /// ([`Sock::set_as_unix`]).
+    pub(crate) as_unix: bool,
+}
+
 /// The family's callbacks: socket creation and the hooks of its sockets.
 pub(crate) trait FamilyOps {
     /// The relay of the sockets' `peer_wake` entries.
     type Wake: PeerWake;
-    /// Checks the arguments of `socket()`: the kind and the type to store in the
-    /// socket (AF_UNIX's `unix_create()`).
-    fn check_create(ty: u16, protocol: i32) -> Result<(Kind, u16)>;
+    /// Checks the arguments of `socket()` (AF_UNIX's `unix_create()`).
+    fn check_create(ty: u16, protocol: i32) -> Result<Create>;
     /// Accounts a socket about to be allocated (`ENFILE` past a limit).
     fn account_new() -> Result;
     /// Gives back the accounting of a socket whose allocation failed.
@@ -67,7 +77,7 @@ impl<F: FamilyOps> Adapter<F> {
             // as other CPUs use it at the same time.
             // SAFETY: `sock` is the new socket of this call.
             let ty = unsafe { (*sock).type_ };
-            let (kind, ty) = F::check_create(ty as u16, protocol)?;
+            let Create { kind, ty, as_unix } = F::check_create(ty as u16, protocol)?;
             // SAFETY: `tables` is alive (see above); no reference is created.
             let (ops, prot) = unsafe {
                 match kind {
@@ -110,7 +120,12 @@ impl<F: FamilyOps> Adapter<F> {
             // SAFETY: `sock` is the new socket of this call.
             unsafe { Socket::from_raw(sock) }.set_custom_sockopt();
             match r {
-                Ok(sk) => F::init_new(sk),
+                Ok(sk) => {
+                    if as_unix {
+                        sk.set_as_unix();
+                    }
+                    F::init_new(sk)
+                }
                 Err(e) => {
                     F::unaccount();
                     return Err(e);

@@ -3,7 +3,7 @@
 //! The message header of a `sendmsg`/`recvmsg` call: its flags, name, control buffer
 //! (`put_cmsg`) and data iterator.
 
-use crate::api::addr::{sun_addr_from_raw, Address, SunAddr};
+use crate::api::addr::{sun_addr_from_raw, Address, SunAddr, AF_UNIX, PATH_OFFSET};
 use crate::api::bindings;
 use core::ffi::c_int;
 use core::ptr::{self, NonNull};
@@ -90,6 +90,21 @@ impl Msg {
                 let b = a.as_bytes();
                 ptr::copy_nonoverlapping(b.as_ptr(), (*m).msg_name.cast::<u8>(), b.len());
                 (*m).msg_namelen = b.len() as c_int;
+            }
+        }
+    }
+
+    /// On receive: the sender's address returned by [`Msg::set_name`], if any, says
+    /// `AF_UNIX` in its `sun_family`.
+    pub(crate) fn name_as_unix(&mut self) {
+        // SAFETY: `self.0` is valid (type invariant). A non-NULL `msg_name` of a receive
+        // is a `struct sockaddr_storage`, of which `msg_namelen` bytes were written.
+        unsafe {
+            let m = self.0.as_ptr();
+            if !(*m).msg_name.is_null() && (*m).msg_namelen >= PATH_OFFSET as c_int {
+                (*m).msg_name
+                    .cast::<[u8; PATH_OFFSET]>()
+                    .write(AF_UNIX.to_ne_bytes());
             }
         }
     }

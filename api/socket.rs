@@ -209,9 +209,10 @@ impl<T: SocketOps> Adapter<T> {
         from_result(|| {
             // SAFETY: The core passes a live socket of this family.
             let sock = unsafe { Socket::from_raw(sock) };
-            let a = T::getname(sk_of(sock)?, peer != 0)?;
+            let sk = sk_of(sock)?;
+            let a = T::getname(sk, peer != 0)?;
             // SAFETY: `addr` is a `struct sockaddr_storage` of the core.
-            count(unsafe { write_sockaddr(addr, a.as_deref().map(|u| &**u)) })
+            count(unsafe { write_sockaddr(addr, a.as_deref().map(|u| &**u), sk.as_unix()) })
         })
     }
 
@@ -426,13 +427,12 @@ impl<T: SocketOps> Adapter<T> {
             // SAFETY: The core passes a live socket of this family and the call's
             // message header, valid for the call.
             let (sock, mut msg) = unsafe { (Socket::from_raw(sock), Msg::from_raw(msg)?) };
-            count(T::recvmsg(
-                sock,
-                sk_of(sock)?,
-                &mut msg,
-                len,
-                MsgFlags::from_raw(flags as u32),
-            )?)
+            let sk = sk_of(sock)?;
+            let n = T::recvmsg(sock, sk, &mut msg, len, MsgFlags::from_raw(flags as u32))?;
+            if sk.as_unix() {
+                msg.name_as_unix();
+            }
+            count(n)
         })
     }
 

@@ -65,6 +65,11 @@ impl Sock {
             }
         }
         sock.set_custom_sockopt();
+        // An accepted socket speaks to its listener's owner: its addresses are named
+        // as the listener's.
+        if listener.sk().is_some_and(Sock::as_unix) {
+            this.set_as_unix();
+        }
         // SAFETY: As above; the reference moves into `sock` (released in its `release`).
         unsafe { bindings::afunix_sock_graft(this.as_ptr(), sock.0.get()) };
         drop(_g);

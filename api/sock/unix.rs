@@ -60,6 +60,9 @@ pub(crate) struct UnixSock {
     /// The socket is counted out of [`NR_SOCKS`] and `/proc/net/protocols`
     /// ([`Sock::count_out`]), once.
     counted_out: AtomicBool,
+    /// The addresses the socket returns say `AF_UNIX` ([`Sock::as_unix`]): set before
+    /// anyone else sees it (at creation, or an embryo's at accept), then only read.
+    as_unix: AtomicBool,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
@@ -328,6 +331,7 @@ impl Sock {
             ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
             ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(0));
             ptr::addr_of_mut!((*u).counted_out).write(AtomicBool::new(false));
+            ptr::addr_of_mut!((*u).as_unix).write(AtomicBool::new(false));
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
             bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
             bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
@@ -887,6 +891,21 @@ impl Sock {
     /// `sock_flag(sk, SOCK_DEAD)`: the socket was released.
     pub(crate) fn is_dead(&self) -> bool {
         self.sock_flag(bindings::AFUNIX_SOCK_DEAD)
+    }
+
+    /// Whether the addresses this socket returns (getsockname, getpeername, accept, a
+    /// receive's `msg_name`) say `AF_UNIX` rather than the family's number: a socket
+    /// `tools/afunix-run` made for an AF_UNIX program, and the sockets accepted from it.
+    pub(crate) fn as_unix(&self) -> bool {
+        // SAFETY: `self` is a live socket of this family, a `UnixSock`; the field is
+        // only accessed atomically.
+        unsafe { &(*self.unix()).as_unix }.load(Ordering::Relaxed)
+    }
+
+    /// Makes the socket report `AF_UNIX` ([`Sock::as_unix`]).
+    pub(crate) fn set_as_unix(&self) {
+        // SAFETY: As in `as_unix`.
+        unsafe { &(*self.unix()).as_unix }.store(true, Ordering::Relaxed);
     }
 
     /// The byte of option bits the protocol keeps in the socket (zero at creation).
