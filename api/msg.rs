@@ -13,8 +13,9 @@ use kernel::error::Result;
 ///
 /// # Invariants
 ///
-/// `self.0` is the live `struct msghdr` of the current call.
-pub(crate) struct Msg(NonNull<bindings::msghdr>);
+/// `self.0` is the live `struct msghdr` of the current call; `self.1`: a name returned
+/// on receive says `AF_UNIX` ([`Msg::names_as_unix`]).
+pub(crate) struct Msg(NonNull<bindings::msghdr>, bool);
 
 impl Msg {
     /// Wraps the `msghdr` of a `sendmsg`/`recvmsg` call.
@@ -25,7 +26,7 @@ impl Msg {
     pub(crate) unsafe fn from_raw(ptr: *mut bindings::msghdr) -> Result<Msg> {
         // INVARIANT: Valid by the safety requirements.
         NonNull::new(ptr)
-            .map(Msg)
+            .map(|p| Msg(p, false))
             .ok_or(kernel::error::code::EINVAL)
     }
 
@@ -75,38 +76,36 @@ impl Msg {
     }
 
     /// On receive: returns the sender's address, if the caller asked for one
-    /// (`unix_copy_addr()`); an unnamed sender leaves the length at 0.
+    /// (`unix_copy_addr()`); an unnamed sender leaves the length at 0. Its
+    /// `sun_family` says `AF_UNIX` for a socket that names itself so. Nothing on a send,
+    /// whose `msg_name` is the destination.
     pub(crate) fn set_name(&mut self, addr: Option<&Address>) {
         // SAFETY: `self.0` is valid (type invariant). A non-NULL `msg_name` of a
         // receive is a `struct sockaddr_storage` (128 bytes) of the socket core; an
         // address has at most 111.
         unsafe {
             let m = self.0.as_ptr();
-            if (*m).msg_name.is_null() {
+            if (*m).msg_name.is_null() || (*m).msg_iter.data_source {
                 return;
             }
             (*m).msg_namelen = 0;
             if let Some(a) = addr {
                 let b = a.as_bytes();
                 ptr::copy_nonoverlapping(b.as_ptr(), (*m).msg_name.cast::<u8>(), b.len());
+                if self.1 {
+                    (*m).msg_name
+                        .cast::<[u8; PATH_OFFSET]>()
+                        .write(AF_UNIX.to_ne_bytes());
+                }
                 (*m).msg_namelen = b.len() as c_int;
             }
         }
     }
 
-    /// On receive: the sender's address returned by [`Msg::set_name`], if any, says
-    /// `AF_UNIX` in its `sun_family`.
-    pub(crate) fn name_as_unix(&mut self) {
-        // SAFETY: `self.0` is valid (type invariant). A non-NULL `msg_name` of a receive
-        // is a `struct sockaddr_storage`, of which `msg_namelen` bytes were written.
-        unsafe {
-            let m = self.0.as_ptr();
-            if !(*m).msg_name.is_null() && (*m).msg_namelen >= PATH_OFFSET as c_int {
-                (*m).msg_name
-                    .cast::<[u8; PATH_OFFSET]>()
-                    .write(AF_UNIX.to_ne_bytes());
-            }
-        }
+    /// Names returned by this receive say `AF_UNIX` (the recvmsg trampoline, for a
+    /// socket of `afunix-run`).
+    pub(in crate::api) fn names_as_unix(&mut self) {
+        self.1 = true;
     }
 
     pub(super) fn iter(&mut self) -> *mut bindings::iov_iter {

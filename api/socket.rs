@@ -428,11 +428,16 @@ impl<T: SocketOps> Adapter<T> {
             // message header, valid for the call.
             let (sock, mut msg) = unsafe { (Socket::from_raw(sock), Msg::from_raw(msg)?) };
             let sk = sk_of(sock)?;
-            let n = T::recvmsg(sock, sk, &mut msg, len, MsgFlags::from_raw(flags as u32))?;
             if sk.as_unix() {
-                msg.name_as_unix();
+                msg.names_as_unix();
             }
-            count(n)
+            count(T::recvmsg(
+                sock,
+                sk,
+                &mut msg,
+                len,
+                MsgFlags::from_raw(flags as u32),
+            )?)
         })
     }
 

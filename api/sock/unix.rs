@@ -903,7 +903,7 @@ impl Sock {
     }
 
     /// Makes the socket report `AF_UNIX` ([`Sock::as_unix`]).
-    pub(crate) fn set_as_unix(&self) {
+    pub(in crate::api) fn set_as_unix(&self) {
         // SAFETY: As in `as_unix`.
         unsafe { &(*self.unix()).as_unix }.store(true, Ordering::Relaxed);
     }
