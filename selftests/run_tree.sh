@@ -15,7 +15,9 @@ mkfifo "$dir/ready"
 
 # The server: a stream listener on a pathname, a datagram socket on an abstract name;
 # says "ready" once both are bound, serves two connections and one datagram.
-"$py" - "$dir" "$expect" <<'PY' &
+# Its lines go to a file of its own, shown after the clients': the two processes run at
+# once, and their lines would interleave in either order on one stdout.
+"$py" - "$dir" "$expect" >"$dir/server.out" <<'PY' &
 import os, socket, sys
 d, expect = sys.argv[1], sys.argv[2]
 def listed(sock):
@@ -62,4 +64,5 @@ print("client: autobound", type(name).__name__, len(name))
 g.sendto(b"datagram", "\0afunix-run-tree")
 PY
 wait $server
+cat "$dir/server.out"
 echo "tree: done"
