@@ -14,8 +14,9 @@ rm -f "$dir/ready" "$dir/tree.sock"
 mkfifo "$dir/ready"
 
 # The server: a stream listener on a pathname, a datagram socket on an abstract name;
-# says "ready" once both are bound, serves two connections and one datagram.
-"$py" - "$dir" "$expect" <<'PY' &
+# says "ready" once both are bound, serves two connections and one datagram. Its output
+# is shown after it exits, so that the clients' lines do not interleave with it.
+"$py" - "$dir" "$expect" >"$dir/server.out" <<'PY' &
 import os, socket, sys
 d, expect = sys.argv[1], sys.argv[2]
 def listed(sock):
@@ -62,4 +63,5 @@ print("client: autobound", type(name).__name__, len(name))
 g.sendto(b"datagram", "\0afunix-run-tree")
 PY
 wait $server
+cat "$dir/server.out"
 echo "tree: done"
