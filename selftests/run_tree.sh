@@ -14,9 +14,8 @@ rm -f "$dir/ready" "$dir/tree.sock"
 mkfifo "$dir/ready"
 
 # The server: a stream listener on a pathname, a datagram socket on an abstract name;
-# says "ready" once both are bound, serves two connections and one datagram.
-# Its lines go to a file of its own, shown after the clients': the two processes run at
-# once, and their lines would interleave in either order on one stdout.
+# says "ready" once both are bound, serves two connections and one datagram. Its output
+# is shown after it exits, so that the clients' lines do not interleave with it.
 "$py" - "$dir" "$expect" >"$dir/server.out" <<'PY' &
 import os, socket, sys
 d, expect = sys.argv[1], sys.argv[2]
