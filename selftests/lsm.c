@@ -40,21 +40,34 @@ static int landlock_abi(void)
 	return syscall(LL_SYS_CREATE_RULESET, NULL, 0, LL_CREATE_RULESET_VERSION);
 }
 
-/* Enters a new Landlock domain that scopes abstract unix sockets: 0, or -errno. */
-static int scope_abstract(void)
+/*
+ * Enters a new Landlock domain of `attr`, after `add_rules(ruleset fd, arg)` (if any)
+ * added its rules: 0, or -errno.
+ */
+static int enter_domain(const struct ll_ruleset_attr *attr, int (*add_rules)(int, const void *),
+			const void *arg)
 {
-	struct ll_ruleset_attr attr = { .scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET };
 	int fd, err = 0;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
-	fd = syscall(LL_SYS_CREATE_RULESET, &attr, sizeof(attr), 0);
+	fd = syscall(LL_SYS_CREATE_RULESET, attr, sizeof(*attr), 0);
 	if (fd < 0)
 		return -errno;
-	if (syscall(LL_SYS_RESTRICT_SELF, fd, 0))
+	if (add_rules)
+		err = add_rules(fd, arg);
+	if (!err && syscall(LL_SYS_RESTRICT_SELF, fd, 0))
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/* Enters a new Landlock domain that scopes abstract unix sockets: 0, or -errno. */
+static int scope_abstract(void)
+{
+	struct ll_ruleset_attr attr = { .scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET };
+
+	return enter_domain(&attr, NULL, NULL);
 }
 
 /* An abstract name unique to this process and `tag`. */
@@ -407,27 +420,26 @@ struct ll_path_beneath_attr {
 	__s32 parent_fd;
 };
 
+/* Allows RESOLVE_UNIX beneath the directory `dir` in the ruleset `fd`: 0, or -errno. */
+static int allow_resolve_beneath(int fd, const void *dir)
+{
+	struct ll_path_beneath_attr rule = { .allowed_access = LL_ACCESS_FS_RESOLVE_UNIX };
+	int err = 0;
+
+	rule.parent_fd = open(dir, O_PATH | O_DIRECTORY);
+	if (rule.parent_fd < 0 || syscall(LL_SYS_ADD_RULE, fd, LL_RULE_PATH_BENEATH, &rule, 0))
+		err = -errno;
+	if (rule.parent_fd >= 0)
+		close(rule.parent_fd);
+	return err;
+}
+
 /* Enters a domain handling RESOLVE_UNIX that allows it beneath `dir`: 0, or -errno. */
 static int resolve_unix_only_in(const char *dir)
 {
 	struct ll_ruleset_attr attr = { .handled_access_fs = LL_ACCESS_FS_RESOLVE_UNIX };
-	struct ll_path_beneath_attr rule = { .allowed_access = LL_ACCESS_FS_RESOLVE_UNIX };
-	int fd, err = 0;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
-	fd = syscall(LL_SYS_CREATE_RULESET, &attr, sizeof(attr), 0);
-	if (fd < 0)
-		return -errno;
-	rule.parent_fd = open(dir, O_PATH | O_DIRECTORY);
-	if (rule.parent_fd < 0 ||
-	    syscall(LL_SYS_ADD_RULE, fd, LL_RULE_PATH_BENEATH, &rule, 0) ||
-	    syscall(LL_SYS_RESTRICT_SELF, fd, 0))
-		err = -errno;
-	if (rule.parent_fd >= 0)
-		close(rule.parent_fd);
-	close(fd);
-	return err;
+	return enter_domain(&attr, allow_resolve_beneath, dir);
 }
 
 /* The pathname sockets made outside the domain. */
