@@ -144,10 +144,12 @@ enum {
 	AFUNIX_PASS_CRED = 0,
 	AFUNIX_PASS_SEC = 1,
 	AFUNIX_PASS_PIDFD = 2,
+	/* SO_PASSSEC is refused (EOPNOTSUPP) without LSM socket hooks, as the core does. */
+	AFUNIX_HAS_SECURITY_NETWORK = IS_ENABLED(CONFIG_SECURITY_NETWORK),
 };
 #ifdef AFUNIX_KLINE_7_3
 unsigned int afunix_sk_pass_flags(const struct sock *sk);
-int afunix_sk_set_pass_flag(struct sock *sk, int optname, bool on);
+void afunix_sk_set_pass_flag(struct sock *sk, unsigned int bit, bool on);
 void afunix_sk_copy_pass_flags(struct sock *sk, const struct sock *from);
 #endif
 

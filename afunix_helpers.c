@@ -677,29 +677,18 @@ unsigned int afunix_sk_pass_flags(const struct sock *sk)
 	       (sk->sk_scm_pidfd ? BIT(AFUNIX_PASS_PIDFD) : 0);
 }
 
-int afunix_sk_set_pass_flag(struct sock *sk, int optname, bool on)
+/* Sets (on) or clears one afunix_sk_pass_flags() bit, under lock_sock() as AF_UNIX. */
+void afunix_sk_set_pass_flag(struct sock *sk, unsigned int bit, bool on)
 {
-	int err = 0;
+	unsigned int flags;
 
 	lock_sock(sk);
-	switch (optname) {
-	case SO_PASSCRED:
-		sk->sk_scm_credentials = on;
-		break;
-	case SO_PASSSEC:
-		if (IS_ENABLED(CONFIG_SECURITY_NETWORK))
-			sk->sk_scm_security = on;
-		else
-			err = -EOPNOTSUPP;
-		break;
-	case SO_PASSPIDFD:
-		sk->sk_scm_pidfd = on;
-		break;
-	default:
-		err = -ENOPROTOOPT;
-	}
+	flags = afunix_sk_pass_flags(sk);
+	flags = on ? flags | BIT(bit) : flags & ~BIT(bit);
+	sk->sk_scm_credentials = !!(flags & BIT(AFUNIX_PASS_CRED));
+	sk->sk_scm_security = !!(flags & BIT(AFUNIX_PASS_SEC));
+	sk->sk_scm_pidfd = !!(flags & BIT(AFUNIX_PASS_PIDFD));
 	release_sock(sk);
-	return err;
 }
 
 /* unix_stream_connect(): the embryo takes the listener's flags. */

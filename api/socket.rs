@@ -143,17 +143,21 @@ impl SockOpt {
 /// for AF_UNIX (and netlink, bluetooth) only since 6.16: the family sets them itself.
 #[cfg(kline_7_3)]
 fn pass_flag_option(sk: &Sock, optname: c_int, opt: &SockOpt) -> Option<Result> {
-    match u32::try_from(optname).ok()? {
-        bindings::SO_PASSCRED | bindings::SO_PASSSEC | bindings::SO_PASSPIDFD => {
-            Some(opt.int().and_then(|v| {
-                // SAFETY: `sk` is live; the call takes the socket's lock itself.
-                to_result(unsafe {
-                    bindings::afunix_sk_set_pass_flag(sk.as_ptr(), optname, v != 0)
-                })
-            }))
+    let bit = match u32::try_from(optname).ok()? {
+        bindings::SO_PASSCRED => bindings::AFUNIX_PASS_CRED,
+        bindings::SO_PASSSEC => bindings::AFUNIX_PASS_SEC,
+        bindings::SO_PASSPIDFD => bindings::AFUNIX_PASS_PIDFD,
+        _ => return None,
+    };
+    Some(opt.int().and_then(|v| {
+        // The core's `sk_setsockopt` answers so without LSM socket hooks.
+        if bit == bindings::AFUNIX_PASS_SEC && bindings::AFUNIX_HAS_SECURITY_NETWORK == 0 {
+            return Err(crate::api::error::EOPNOTSUPP.into());
         }
-        _ => None,
-    }
+        // SAFETY: `sk` is live; the call takes the socket's lock itself.
+        unsafe { bindings::afunix_sk_set_pass_flag(sk.as_ptr(), bit, v != 0) };
+        Ok(())
+    }))
 }
 
 /// Looks up the `struct sock` of a socket in a callback (it is set until release).
