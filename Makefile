@@ -18,7 +18,9 @@ CLIPPY_DRIVER := /usr/bin/clippy-driver
 KMAKE_ARGS = LLVM=-22 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc \
 	RUSTDOC=/usr/bin/rustdoc BINDGEN=$(BINDGEN) \
 	$(if $(filter-out 6.12,$(KLINE)),PAHOLE=$(CACHE)/tools/bin/pahole)
-KDIR = $(shell $(SCRIPTS)/build-kernel $(KVARIANT))
+# (GNU make 4.3 runs $(shell) without the exported variables: KLINE is passed by hand,
+# or `make KLINE=7.3` would find 6.12's kernel.)
+KDIR = $(shell KLINE=$(KLINE) $(SCRIPTS)/build-kernel $(KVARIANT))
 
 .PHONY: all setup kernel kernels module selftests shim launcher demo check shell bench bench-docs \
 	fuzz stress lint layers fmt clean help
@@ -62,13 +64,16 @@ kernels: setup
 	@$(SCRIPTS)/build-kernel debug
 	@$(SCRIPTS)/build-kernel perf
 
-# The module is built in place (M=), for one kernel at a time: switching variants
-# cleans first. `make lint` builds it with clippy (KMAKE_LINT); the kernel's -Dwarnings
-# (CONFIG_WERROR) makes any clippy warning an error.
+# The module is built in place (M=), for one kernel at a time: switching kernels removes
+# its build first, MODULE_BUILT, all in the repo root (Kbuild builds no subdirectory).
+# Not Kbuild's `clean`: for M= it removes every *.o and *.a below, the selftests' BPF
+# object and libbpf among them. `make lint` builds it with clippy (KMAKE_LINT); the
+# kernel's -Dwarnings (CONFIG_WERROR) makes any clippy warning an error.
+MODULE_BUILT := *.o .module-common.o *.ko *.mod *.mod.c *.bc .*.cmd modules.order \
+	Module.symvers afunix_bindings_generated.rs
 module: setup
 	@kdir="$(KDIR)"; \
-	if [ -f .kdir ] && [ "$$(cat .kdir)" != "$$kdir" ]; then \
-		$(MAKE) -s -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) clean || exit 1; fi; \
+	if [ -f .kdir ] && [ "$$(cat .kdir)" != "$$kdir" ]; then rm -f $(MODULE_BUILT); fi; \
 	echo "$$kdir" > .kdir; \
 	$(MAKE) -C "$$kdir" M=$(CURDIR) $(KMAKE_ARGS) $(KMAKE_LINT) W=1 modules
 
