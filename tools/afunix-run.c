@@ -161,6 +161,30 @@ static void resolve(struct prog *p)
 
 enum { L_ALLOW, L_I386, L_SOCK64, L_T64, L_GSO64, L_SOCK32, L_T32, L_GSO32, L_SC, L_TSC };
 
+/*
+ * One ABI's argument checks, at its labels: socket(AF_UNIX, type, 0 or PF_UNIX) (AF_UNIX
+ * refuses other protocols itself) traced as k_sock, getsockopt(SOL_SOCKET, SO_DOMAIN) as
+ * k_gso.
+ */
+static void abi_checks(struct prog *p, int l_sock, int l_trace, int k_sock, int l_gso, int k_gso)
+{
+	here(p, l_sock);
+	LD_ARG(0);
+	jeq(p, AF_UNIX, -1, L_ALLOW);
+	LD_ARG(2);
+	jeq(p, 0, l_trace, -1);
+	jeq(p, PF_UNIX, -1, L_ALLOW);
+	here(p, l_trace);
+	TRACE(k_sock);
+
+	here(p, l_gso);
+	LD_ARG(1);
+	jeq(p, SOL_SOCKET, -1, L_ALLOW);
+	LD_ARG(2);
+	jeq(p, SO_DOMAIN, -1, L_ALLOW);
+	TRACE(k_gso);
+}
+
 static void build_filter(struct prog *p)
 {
 	LD(arch);
@@ -172,23 +196,7 @@ static void build_filter(struct prog *p)
 	jeq(p, X32_BIT | NR64_SOCKETPAIR, L_SOCK64, -1);
 	jeq(p, NR64_GETSOCKOPT, L_GSO64, -1);
 	jeq(p, X32_BIT | NRX32_GETSOCKOPT, L_GSO64, L_ALLOW);
-
-	/* socket(AF_UNIX, type, 0 or PF_UNIX): AF_UNIX refuses other protocols itself. */
-	here(p, L_SOCK64);
-	LD_ARG(0);
-	jeq(p, AF_UNIX, -1, L_ALLOW);
-	LD_ARG(2);
-	jeq(p, 0, L_T64, -1);
-	jeq(p, PF_UNIX, -1, L_ALLOW);
-	here(p, L_T64);
-	TRACE(K_SOCKET64);
-
-	here(p, L_GSO64);
-	LD_ARG(1);
-	jeq(p, SOL_SOCKET, -1, L_ALLOW);
-	LD_ARG(2);
-	jeq(p, SO_DOMAIN, -1, L_ALLOW);
-	TRACE(K_GETSOCKOPT64);
+	abi_checks(p, L_SOCK64, L_T64, K_SOCKET64, L_GSO64, K_GETSOCKOPT64);
 
 	/* i386, from a 32-bit program or int 0x80. */
 	here(p, L_I386);
@@ -198,22 +206,7 @@ static void build_filter(struct prog *p)
 	jeq(p, NR32_SOCKETPAIR, L_SOCK32, -1);
 	jeq(p, NR32_GETSOCKOPT, L_GSO32, -1);
 	jeq(p, NR32_SOCKETCALL, L_SC, L_ALLOW);
-
-	here(p, L_SOCK32);
-	LD_ARG(0);
-	jeq(p, AF_UNIX, -1, L_ALLOW);
-	LD_ARG(2);
-	jeq(p, 0, L_T32, -1);
-	jeq(p, PF_UNIX, -1, L_ALLOW);
-	here(p, L_T32);
-	TRACE(K_SOCKET32);
-
-	here(p, L_GSO32);
-	LD_ARG(1);
-	jeq(p, SOL_SOCKET, -1, L_ALLOW);
-	LD_ARG(2);
-	jeq(p, SO_DOMAIN, -1, L_ALLOW);
-	TRACE(K_GETSOCKOPT32);
+	abi_checks(p, L_SOCK32, L_T32, K_SOCKET32, L_GSO32, K_GETSOCKOPT32);
 
 	/* socketcall's arguments are in memory: the tracer reads them. */
 	here(p, L_SC);
