@@ -127,6 +127,18 @@ static void val(struct trace *t, long v)
 		t->v[t->n++] = v;
 }
 
+/* A stream listener at `a` (0 or -errno), then a connect() to it (0 or -errno). */
+static void val_serve_connect(struct trace *t, int family, const struct sockaddr_un *a,
+			      socklen_t len)
+{
+	int l = serving(family, SOCK_STREAM, a, len);
+
+	val(t, l >= 0 ? 0 : l);
+	val(t, try_connect(family, SOCK_STREAM, a, len));
+	if (l >= 0)
+		close(l);
+}
+
 /* Runs `fn` in a child; its trace comes back through a pipe into `t`. */
 static void in_child(struct trace *t, void (*fn)(int family, struct trace *t, void *arg),
 		     int family, void *arg)
@@ -189,7 +201,6 @@ static void inherit_and_nest(int family, struct trace *t, void *arg)
 	const struct outside *o = c->o;
 	struct sockaddr_un deep;
 	socklen_t deep_len;
-	int dl;
 
 	val(t, try_connect(family, SOCK_STREAM, &o->as, o->as_len));
 	val(t, try_sendto(family, &o->ad, o->ad_len));
@@ -198,11 +209,7 @@ static void inherit_and_nest(int family, struct trace *t, void *arg)
 	val(t, try_connect(family, SOCK_STREAM, &c->in, c->in_len));
 	val(t, try_sendto(family, &c->ind, c->ind_len));
 	deep_len = lsm_addr(&deep, family, "deep");
-	dl = serving(family, SOCK_STREAM, &deep, deep_len);
-	val(t, dl >= 0 ? 0 : dl);
-	val(t, try_connect(family, SOCK_STREAM, &deep, deep_len));
-	if (dl >= 0)
-		close(dl);
+	val_serve_connect(t, family, &deep, deep_len);
 }
 
 /* The sandboxed process: restricts itself after connecting one datagram socket. */
@@ -453,7 +460,6 @@ static void resolve_sandboxed(int family, struct trace *t, void *arg)
 	const struct resolve_outside *o = arg;
 	struct sockaddr_un in, missing;
 	socklen_t in_len, missing_len;
-	int l;
 
 	val(t, resolve_unix_only_in("ok"));
 	val(t, try_connect(family, SOCK_STREAM, &o->ok_s, o->ok_s_len));
@@ -469,11 +475,7 @@ static void resolve_sandboxed(int family, struct trace *t, void *arg)
 	val(t, try_connect(family, SOCK_STREAM, &missing, missing_len));
 	/* A socket made inside the domain is reachable wherever it is. */
 	in_len = path_addr(&in, family, "no/inside");
-	l = serving(family, SOCK_STREAM, &in, in_len);
-	val(t, l >= 0 ? 0 : l);
-	val(t, try_connect(family, SOCK_STREAM, &in, in_len));
-	if (l >= 0)
-		close(l);
+	val_serve_connect(t, family, &in, in_len);
 	unlink("no/inside");
 }
 

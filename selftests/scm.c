@@ -592,6 +592,21 @@ static int connect_to(int family, int type, struct sockaddr_un *sun, socklen_t l
 	return c;
 }
 
+/* SO_PASSCRED of `s` reads `want`, where the family can be asked (pass_opts_unreadable()). */
+static void expect_passcred(struct __test_metadata *_metadata, bool ours, int s, int want)
+{
+	int on = -1;
+	socklen_t olen = sizeof(on);
+
+	if (pass_opts_unreadable(ours)) {
+		EXPECT_EQ(-1, getsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, &olen));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	} else {
+		EXPECT_EQ(0, getsockopt(s, SOL_SOCKET, SO_PASSCRED, &on, &olen));
+		EXPECT_EQ(want, on);
+	}
+}
+
 /*
  * Connections: data sent to an embryo (connected, not accepted yet) always carries the
  * sender's credentials, since the accepted socket may have SO_PASSCRED; an accepted
@@ -601,8 +616,7 @@ TEST_F(scm, embryo_and_accept)
 {
 	struct sockaddr_un sun;
 	socklen_t len;
-	int l, c, a, on = 0;
-	socklen_t olen = sizeof(on);
+	int l, c, a;
 	struct got g;
 	int t;
 
@@ -617,13 +631,7 @@ TEST_F(scm, embryo_and_accept)
 		EXPECT_EQ(1, send(c, "e", 1, 0));
 		a = accept(l, NULL, NULL);
 		ASSERT_LE(0, a);
-		if (pass_opts_unreadable(variant->ours)) {
-			EXPECT_EQ(-1, getsockopt(a, SOL_SOCKET, SO_PASSCRED, &on, &olen));
-			EXPECT_EQ(EOPNOTSUPP, errno);
-		} else {
-			EXPECT_EQ(0, getsockopt(a, SOL_SOCKET, SO_PASSCRED, &on, &olen));
-			EXPECT_EQ(0, on);
-		}
+		expect_passcred(_metadata, variant->ours, a, 0);
 		/* after the accept, nobody asks: no credentials */
 		EXPECT_EQ(1, send(c, "n", 1, 0));
 		ASSERT_EQ(0, set_passcred(a, 1));
@@ -647,13 +655,7 @@ TEST_F(scm, embryo_and_accept)
 		a = accept(l, NULL, NULL);
 		ASSERT_LE(0, a);
 		/* Where it cannot be asked, the credentials below show it. */
-		if (pass_opts_unreadable(variant->ours)) {
-			EXPECT_EQ(-1, getsockopt(a, SOL_SOCKET, SO_PASSCRED, &on, &olen));
-			EXPECT_EQ(EOPNOTSUPP, errno);
-		} else {
-			EXPECT_EQ(0, getsockopt(a, SOL_SOCKET, SO_PASSCRED, &on, &olen));
-			EXPECT_EQ(1, on);
-		}
+		expect_passcred(_metadata, variant->ours, a, 1);
 		EXPECT_EQ(1, send(c, "p", 1, 0));
 		g = recv_creds(a, sizeof(g.data));
 		EXPECT_EQ(1, g.n);
