@@ -37,6 +37,8 @@ impl FamilyOps for Family {
     fn init_new(sk: &Sock) {
         proto::init_new(sk)
     }
+    // Inlined into its trampoline: one call less per freed skb.
+    #[inline(always)]
     fn write_space(sk: &SpaceSock<'_>) {
         wakeup::write_space(sk)
     }

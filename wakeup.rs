@@ -40,6 +40,7 @@ fn writable_with(state: SkState, wmem_alloc: u32, sndbuf: i32) -> bool {
 
 /// The `sk_write_space` hook (AF_UNIX's `unix_write_space()`): skbs charged to `sk`
 /// were freed; if it is writable now, its writers wake.
+#[inline]
 pub(crate) fn write_space(sk: &SpaceSock<'_>) {
     if !writable_with(sk.state(), sk.wmem_alloc(), sk.sndbuf()) {
         return;

@@ -167,15 +167,30 @@ unsafe impl AlwaysRefCounted for Sock {
         unsafe { bindings::afunix_sock_hold(self.as_ptr()) };
     }
 
+    // Inlined, the last put not: a data path drops a peer reference per call.
+    #[inline]
     unsafe fn dec_ref(obj: NonNull<Self>) {
         let sk = obj.as_ptr().cast::<bindings::sock>();
         // SAFETY: The caller owns a reference, which it gives up here (`sock_put`).
-        // When it was the last, the memory stays until `sk_free` (a grace period
-        // more: `SOCK_RCU_FREE`), and no one can take a new reference.
+        if unsafe { bindings::afunix_sock_refcnt_dec_and_test(sk) } {
+            // SAFETY: That was the last reference.
+            unsafe { Sock::last_put(sk) };
+        }
+    }
+}
+
+impl Sock {
+    /// Frees a socket whose last reference is gone.
+    ///
+    /// # Safety
+    ///
+    /// `sk` is a socket of this family whose reference count just reached zero.
+    #[cold]
+    #[inline(never)]
+    unsafe fn last_put(sk: *mut bindings::sock) {
+        // SAFETY: The memory stays until `sk_free` (a grace period more:
+        // `SOCK_RCU_FREE`), and no one can take a new reference (safety requirements).
         unsafe {
-            if !bindings::afunix_sock_refcnt_dec_and_test(sk) {
-                return;
-            }
             // The destructor follows now unless skbs are still charged to the socket
             // (then it follows the last one's `sock_wfree`): AF_UNIX counts the socket
             // out there, not a grace period later.
