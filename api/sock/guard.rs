@@ -312,7 +312,7 @@ impl StateGuard<'_> {
     /// can have seen, and the length is published after them (release; the reader's
     /// [`SkbView::len`] is an acquire), so a reader sees either length with its bytes
     /// written. A reader frees an skb it read out only after checking, under the queue
-    /// lock (held here too), that no bytes were added ([`IoGuard::unlink_consume`]);
+    /// lock (held here too), that no bytes were added ([`QueuedSkb::unlink_consume`]);
     /// the reader's other unlinks (`manage_oob()`, `MSG_OOB`) run under the state lock
     /// (held here), the purge of a released socket after it is marked dead under the
     /// state lock (checked by the caller), and the collector's under the queue lock.

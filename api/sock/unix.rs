@@ -146,10 +146,10 @@ impl Conn {
 /// [`Sock::init_unix`]), and its refcount is non-zero while a `&Sock` exists, except in
 /// the two hooks the core calls on a socket whose last reference is gone while its
 /// memory stays: `sk_destruct` and `sk_write_space` (from the destructor of an skb
-/// charged to it), in `dec_ref` after the last reference went (to count the socket
-/// out), and lock-free lookups (`hash.rs`'s `RcuSock`), which read it under
-/// RCU and take a reference only with [`Sock::try_get`]. None of them takes a
-/// reference with `inc_ref`.
+/// charged to it), in [`Sock::last_put`] after `dec_ref` gave up the last reference
+/// (to count the socket out), and lock-free lookups (`api/list.rs`'s `RcuSock`),
+/// which read it under RCU and take a reference only with [`Sock::try_get`]. None of
+/// them takes a reference with `inc_ref`.
 #[repr(transparent)]
 pub(crate) struct Sock(Opaque<bindings::sock>);
 
@@ -173,7 +173,8 @@ unsafe impl AlwaysRefCounted for Sock {
         let sk = obj.as_ptr().cast::<bindings::sock>();
         // SAFETY: The caller owns a reference, which it gives up here (`sock_put`).
         if unsafe { bindings::afunix_sock_refcnt_dec_and_test(sk) } {
-            // SAFETY: That was the last reference.
+            // SAFETY: Our decrement took the count to zero; `sk` is this family's
+            // (`Sock`'s type invariant).
             unsafe { Sock::last_put(sk) };
         }
     }
@@ -184,12 +185,15 @@ impl Sock {
     ///
     /// # Safety
     ///
-    /// `sk` is a socket of this family whose reference count just reached zero.
+    /// `sk` is a socket of this family, and the caller's own decrement
+    /// (`refcount_dec_and_test`) took its count to zero: this runs once per socket.
     #[cold]
     #[inline(never)]
     unsafe fn last_put(sk: *mut bindings::sock) {
         // SAFETY: The memory stays until `sk_free` (a grace period more:
-        // `SOCK_RCU_FREE`), and no one can take a new reference (safety requirements).
+        // `SOCK_RCU_FREE`), and no one can take a new reference (safety requirements);
+        // the `&Sock` formed here is the type invariant's `last_put` exception, used
+        // before `sk_free` only.
         unsafe {
             // The destructor follows now unless skbs are still charged to the socket
             // (then it follows the last one's `sock_wfree`): AF_UNIX counts the socket
@@ -200,9 +204,7 @@ impl Sock {
             bindings::sk_free(sk);
         }
     }
-}
 
-impl Sock {
     /// Borrows a `struct sock` of this family.
     ///
     /// # Safety
