@@ -93,6 +93,8 @@ impl SocketOps for Stream {
     fn listen(sk: &Sock, backlog: i32) -> Result {
         proto::listen(sk, backlog)
     }
+    // One function with its trampoline: a call less per write.
+    #[inline(always)]
     fn sendmsg(sock: &Socket, sk: &Sock, msg: &mut Msg, len: usize) -> Result<usize> {
         stream::stream_sendmsg(sock, sk, msg, len)
     }

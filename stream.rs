@@ -25,6 +25,7 @@ use kernel::error::{code::*, Error, Result};
 use crate::proto::{peer_get, DataSkb, SCM_INQ};
 
 /// `sendmsg()` of a stream socket (`unix_stream_sendmsg()`).
+#[inline(always)]
 pub(crate) fn stream_sendmsg(sock: &Socket, sk: &Sock, m: &mut Msg, len: usize) -> Result<usize> {
     let scm = cmsg::scm_send(sock, m)?;
     gc::throttle(scm.fds.as_deref());
@@ -144,7 +145,7 @@ const COALESCE_MAX: usize = 128;
 /// Whether `net.rust_afunix.stream_coalesce` is on in the netns of `sk`, a receiver
 /// (whose queue it changes: a writer of another netns, reaching a pathname socket, does
 /// not decide for it).
-#[inline]
+#[inline(always)]
 fn coalescing(sk: &Sock) -> bool {
     sk.table()
         .stream_coalesce
@@ -418,11 +419,17 @@ fn stream_read(
                 skip = usize::try_from(sk.peek_offset(flags)).unwrap_or(0);
                 continue 'redo;
             };
-            // Skip the peek offset.
-            while skip >= s.unread() as usize {
-                skip -= s.unread() as usize;
+            // Skip the peek offset. What is unread is read under the state lock, under
+            // which coalesced writes append: bytes appended after it are the next
+            // round's.
+            let mut seen = s.unread();
+            while skip >= seen as usize {
+                skip -= seen as usize;
                 match s.next(&g) {
-                    Ok(Some(n)) => s = n,
+                    Ok(Some(n)) => {
+                        s = n;
+                        seen = s.unread();
+                    }
                     Ok(None) => continue 'again,
                     Err(e) => {
                         err = Some(e);
@@ -452,8 +459,6 @@ fn stream_read(
             }
 
             let offset = s.consumed() + skip as u32;
-            // The bytes of `s` as this copy sees them: a coalesced write may add more.
-            let seen = s.unread();
             let want = (seen as usize - skip).min(left);
             let moved = match &mut sink {
                 Sink::Msg(m) => {
