@@ -491,8 +491,9 @@ fn stream_read(
                 // Read out: unlinked (unless a coalesced write added to it meanwhile,
                 // checked under the queue lock). Unread bytes are left when the buffer
                 // is full, a pipe took less than asked (both end the read, as
-                // AF_UNIX's), or, with `stream_coalesce`, were appended during the
-                // copy: the read goes on with them until it has what it asked for.
+                // AF_UNIX's), or, with `stream_coalesce`, were appended after the state
+                // lock was dropped: the read goes on with them until it has what it
+                // asked for.
                 if s.unread() == 0 {
                     s.unlink_consume();
                 }
@@ -514,8 +515,8 @@ fn stream_read(
             let end = skip + chunk;
             skip = 0;
             g = sk.lock();
-            // A coalesced write added to `s` during the copy: peek on in it, after what
-            // this copy took, before the skbs after it.
+            // A coalesced write added to `s` since the state lock was dropped: peek on
+            // in it, after what this copy took, before the skbs after it.
             if s.unread() != seen {
                 skip = end;
                 skb = Some(s);
