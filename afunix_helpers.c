@@ -166,7 +166,7 @@ struct pid *afunix_current_tgid(void)
 	return task_tgid(current);
 }
 
-struct pid *afunix_get_pid(struct pid *pid)
+AFUNIX_HOT struct pid *afunix_get_pid(struct pid *pid)
 {
 	return get_pid(pid);
 }

@@ -28,6 +28,9 @@ use kernel::error::{code::*, Error, Result};
 
 /// `connect()` of a stream or seqpacket socket (`unix_stream_connect()`): a new
 /// embryo socket, connected to `sk`, goes onto the listener's queue for `accept`.
+// One function with its trampoline, as are the calls LLVM left out of line here
+// (`alloc_embryo`, `set_conn`, `queue_embryo`, ...): a few dozen instructions a connect.
+#[inline(always)]
 pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
     let name = sun.validate()?;
     names::maybe_autobind(sk)?;
@@ -109,6 +112,8 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
 /// Connects the embryo to `client` as AF_UNIX's `unix_stream_connect()` does: its
 /// peer and state, the caller's credentials, and the address and path of the listener
 /// whose state lock `listener` holds.
+// Inlined: once per connect.
+#[inline(always)]
 fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
     // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
     embryo.set_pass_rights(listener.sock().pass_rights());

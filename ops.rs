@@ -81,6 +81,8 @@ pub(crate) struct Stream;
 #[vtable]
 impl SocketOps for Stream {
     same_for_every_type!();
+    // One function with its trampoline (`connect::stream_connect`).
+    #[inline(always)]
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
         connect::stream_connect(sock, sk, sun, nonblock)
     }
@@ -152,6 +154,8 @@ pub(crate) struct Seqpacket;
 #[vtable]
 impl SocketOps for Seqpacket {
     same_for_every_type!();
+    // One function with its trampoline (`connect::stream_connect`).
+    #[inline(always)]
     fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
         connect::stream_connect(sock, sk, sun, nonblock)
     }

@@ -340,23 +340,40 @@ impl DerefMut for UniqueAddress {
 ///
 /// `ptr` points to at least `min(len, SUN_LEN)` readable bytes.
 pub(crate) unsafe fn sun_addr_from_raw(ptr: *const u8, len: usize) -> SunAddr {
-    // Built in place (in the caller's return slot), then filled.
-    let mut sun = SunAddr {
-        bytes: [MaybeUninit::uninit(); SUN_LEN + 1],
-        len,
-    };
+    let mut slot = MaybeUninit::uninit();
+    // SAFETY: As required of the caller.
+    unsafe { sun_addr_in(&mut slot, ptr, len) };
+    // SAFETY: `sun_addr_in` initialised it.
+    unsafe { slot.assume_init() }
+}
+
+/// As [`sun_addr_from_raw`], into `slot`, where it stays: the trampolines of bind and
+/// connect would otherwise move its 120 bytes once more.
+///
+/// # Safety
+///
+/// `ptr` points to at least `min(len, SUN_LEN)` readable bytes, not within `slot`.
+#[inline]
+pub(in crate::api) unsafe fn sun_addr_in(
+    slot: &mut MaybeUninit<SunAddr>,
+    ptr: *const u8,
+    len: usize,
+) -> &SunAddr {
+    let s = slot.as_mut_ptr();
     let n = len.min(SUN_LEN);
-    let dst = sun.bytes.as_mut_ptr().cast::<u8>();
-    // SAFETY: `ptr` has `n` readable bytes (safety requirements); `dst` has
-    // `SUN_LEN + 1` writable bytes, and `n <= SUN_LEN`.
+    // SAFETY: `s` is valid for writes of a `SunAddr`; `ptr` has `n` readable bytes
+    // (safety requirements) and `bytes` has `SUN_LEN + 1` writable ones, `n <= SUN_LEN`.
     // INVARIANT: `sun_family` is zeroed first (for `n < 2`), then the caller's `n`
     // bytes and a zero byte at `n` are written: `max(n + 1, 2)` bytes in all.
     unsafe {
+        ptr::addr_of_mut!((*s).len).write(len);
+        let dst = ptr::addr_of_mut!((*s).bytes).cast::<u8>();
         dst.cast::<[u8; PATH_OFFSET]>().write([0; PATH_OFFSET]);
         ptr::copy_nonoverlapping(ptr, dst, n);
         dst.add(n).write(0);
     }
-    sun
+    // SAFETY: `len` is written, and `bytes` may be uninitialised (`MaybeUninit`).
+    unsafe { slot.assume_init_ref() }
 }
 
 /// Writes the address `addr`, or an unnamed one (the family alone), to `dst` for

@@ -22,6 +22,8 @@ use kernel::error::{code::EPERM, Result};
 /// `security_unix_stream_connect(sk, other, newsk)`: may `client` connect to `listener`,
 /// through `embryo`, the listener's new socket? An LSM labels the embryo here. Both
 /// state locks are held (the guards), as in `unix_stream_connect()`.
+// Inlined: once per connect.
+#[inline(always)]
 pub(crate) fn unix_stream_connect(
     client: &StateGuard<'_>,
     listener: &StateGuard<'_>,

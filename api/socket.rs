@@ -9,7 +9,7 @@
 //! kernel's `sock_no_*` functions (the socket core calls most members without a NULL
 //! check) or, for `splice_read`, holds NULL (the core's copying fallback).
 
-use crate::api::addr::{sun_addr_from_raw, write_sockaddr};
+use crate::api::addr::{sun_addr_in, write_sockaddr};
 use crate::api::addr::{SunAddr, UnixAddress};
 use crate::api::bindings;
 use crate::api::cmsg::SOL_SOCKET;
@@ -19,6 +19,7 @@ use crate::api::sock::{Msg, MsgFlags, NewSocket, Pipe, Sock, Socket};
 use crate::api::wait::PollMask;
 use core::ffi::{c_int, c_uint};
 use core::marker::PhantomData;
+use core::mem::MaybeUninit;
 use core::ptr;
 use kernel::error::VTABLE_DEFAULT_ERROR;
 use kernel::error::{from_result, Result};
@@ -249,9 +250,10 @@ impl<T: SocketOps> Adapter<T> {
         len: c_int,
     ) -> c_int {
         from_result(|| {
+            let mut slot = MaybeUninit::uninit();
             // SAFETY: The core passes a live socket and a 128-byte address buffer.
-            let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(addr, len)) };
-            T::bind(sk_of(sock)?, &sun)?;
+            let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(&mut slot, addr, len)) };
+            T::bind(sk_of(sock)?, sun)?;
             Ok(0)
         })
     }
@@ -266,9 +268,10 @@ impl<T: SocketOps> Adapter<T> {
         flags: c_int,
     ) -> c_int {
         from_result(|| {
+            let mut slot = MaybeUninit::uninit();
             // SAFETY: The core passes a live socket and a 128-byte address buffer.
-            let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(addr, len)) };
-            T::connect(sock, sk_of(sock)?, &sun, flags & O_NONBLOCK != 0)?;
+            let (sock, sun) = unsafe { (Socket::from_raw(sock), raw_addr(&mut slot, addr, len)) };
+            T::connect(sock, sk_of(sock)?, sun, flags & O_NONBLOCK != 0)?;
             Ok(0)
         })
     }
@@ -502,15 +505,19 @@ type OpsSockaddr = bindings::sockaddr;
 #[cfg(kline_7_3)]
 type OpsSockaddr = bindings::sockaddr_unsized;
 
-/// Copies the address of a bind or connect.
+/// Copies the address of a bind or connect into `slot`.
 ///
 /// # Safety
 ///
 /// `addr` is a `struct sockaddr_storage` of the socket core holding `len` bytes.
-unsafe fn raw_addr(addr: *mut OpsSockaddr, len: c_int) -> SunAddr {
+unsafe fn raw_addr(
+    slot: &mut MaybeUninit<SunAddr>,
+    addr: *mut OpsSockaddr,
+    len: c_int,
+) -> &SunAddr {
     let len = usize::try_from(len).unwrap_or(0);
     // SAFETY: `addr` has 128 readable bytes; at most 110 are read.
-    unsafe { sun_addr_from_raw(addr.cast(), len) }
+    unsafe { sun_addr_in(slot, addr.cast(), len) }
 }
 
 /// Builds the `proto_ops` of `T` for the family number `family`.

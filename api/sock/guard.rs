@@ -150,6 +150,8 @@ impl Embryo {
     /// hold of its state lock: its peer and state, and the path of the listener whose
     /// state lock `listener` holds; and the calling task as its peer credentials. Then
     /// it is ready for its listener's queue ([`StateGuard::queue_embryo`]).
+    // Inlined, as the other calls of a connect (`connect::stream_connect`).
+    #[inline(always)]
     pub(crate) fn connect_to(self, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
         // SAFETY: The listener's state lock is held, which guards its path; a set path
         // holds its mount and dentry.
@@ -229,6 +231,8 @@ impl StateGuard<'_> {
     /// (with its peer reference) after unlocking. The socket's relay leaves the old
     /// peer's `peer_wait`, if it is there: that peer's reference, which kept the queue
     /// alive, goes with the old state.
+    // Inlined: LLVM left it a call in connect.
+    #[inline(always)]
     pub(crate) fn set_conn(&mut self, new: Conn) -> Conn {
         if let Some(old) = self.peer() {
             if !new.peer().is_some_and(|p| ptr::eq(p, old)) {
@@ -265,6 +269,8 @@ impl StateGuard<'_> {
 
     /// Queues a connection on this listener: the embryo's reference moves into the
     /// queue, in its carrier, until `accept` or the listener's release takes it.
+    // Inlined: once per connect.
+    #[inline(always)]
     pub(crate) fn queue_embryo(&mut self, embryo: ConnectedEmbryo) {
         debug_assert!(matches!(self.conn(), Conn::Listening));
         let ConnectedEmbryo(sk, skb) = embryo;
@@ -366,6 +372,8 @@ impl StateGuard<'_> {
     }
 
     /// Copies `from`'s credentials to this socket (connect, under `from`'s lock).
+    // Inlined: once per connect.
+    #[inline(always)]
     pub(crate) fn copy_peercred(&mut self, from: &StateGuard<'_>) {
         let (sk, from) = (self.sk.as_ptr(), from.sk.as_ptr());
         let _g = self.sk.peer_lock();

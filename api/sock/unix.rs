@@ -287,6 +287,8 @@ impl Sock {
     /// Allocates an embryo for a connection to a listener: a socket of `self`'s netns,
     /// type, protocol and hooks, with no `struct socket` (`unix_create1(net, NULL, ..)`).
     /// The returned reference is the one `sk_alloc` gives.
+    // Inlined: once per connect.
+    #[inline(always)]
     pub(crate) fn alloc_embryo(&self) -> Result<BareEmbryo> {
         let p = self.as_ptr();
         // SAFETY: `self` is a live socket of this family: its netns, protocol (the
@@ -449,6 +451,8 @@ impl Sock {
     /// Publishes the address of an unbound socket (`smp_store_release(&u->addr, ..)`).
     /// Callers hold the bind lock and saw no address under it, or set up an embryo
     /// nobody else sees.
+    // Inlined: LLVM left it a call in connect.
+    #[inline(always)]
     pub(crate) fn publish_addr(&self, addr: ARef<UnixAddress>) {
         let new = ARef::into_raw(addr).as_ptr();
         if let Err(new) = self.addr_slot().compare_exchange(
@@ -465,8 +469,8 @@ impl Sock {
 
     /// The last of `sk_destruct` (AF_UNIX's `unix_sock_destructor()`), after the
     /// protocol's: empties the receive queue (it finds nothing: release emptied it and
-    /// senders check `is_dead` under the state lock), frees the address and counts the socket out if its last reference did not
-    /// ([`Sock::count_out`]).
+    /// senders check `is_dead` under the state lock), frees the address and counts the
+    /// socket out if its last reference did not ([`Sock::count_out`]).
     ///
     /// # Safety
     ///
