@@ -442,7 +442,7 @@ void afunix_spin_lock_third(spinlock_t *lock)
 }
 
 /* The _rcu hlist inlines: the chains are walked under rcu_read_lock() (api/list.rs). */
-void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list)
+AFUNIX_HOT void afunix_sk_add_node_rcu(struct sock *sk, struct hlist_head *list)
 {
 	sk_add_node_rcu(sk, list);
 }
@@ -469,7 +469,7 @@ void afunix___sock_put(struct sock *sk)
 }
 
 /* refcount_inc_not_zero(): a reference to a socket reached under RCU, maybe dying. */
-bool afunix_sock_hold_not_zero(struct sock *sk)
+AFUNIX_HOT bool afunix_sock_hold_not_zero(struct sock *sk)
 {
 	return refcount_inc_not_zero(&sk->sk_refcnt);
 }

@@ -327,6 +327,8 @@ impl NetTable {
     /// The socket bound to the abstract `name` of hash `h`, with a reference: the
     /// lookup of connect and sendto, under RCU (under the stripe lock only while a
     /// resize moves the stripe's sockets).
+    // Inlined, as `names::find_other`.
+    #[inline(always)]
     pub(crate) fn find_abstract(&self, h: NameHash, name: &[u8]) -> Option<ARef<Sock>> {
         self.b.abs.s.find_name(h.0, name)
     }

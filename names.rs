@@ -103,6 +103,8 @@ fn bind_bsd(sk: &Sock, addr: ARef<UnixAddress>) -> Result {
 /// (`unix_find_other()`):
 /// a pathname through the VFS and the global table (`EPROTOTYPE` for another socket
 /// type), an abstract name in `sk`'s netns (`ECONNREFUSED` if nobody has it).
+// Inlined with the table's lookup into connect and sendto: calls LLVM left.
+#[inline(always)]
 pub(crate) fn find_other(sk: &Sock, name: &Name<'_>) -> Result<ARef<Sock>> {
     let ty = sk.sk_type();
     match *name {
@@ -135,6 +137,8 @@ pub(crate) fn maybe_autobind(sk: &Sock) -> Result {
 }
 
 /// Puts `sk` into its netns table's unbound half (at creation).
+// Inlined, as `proto::init_new`: once per socket and embryo.
+#[inline(always)]
 pub(crate) fn insert_unbound(sk: &Sock) {
     let table = sk.table();
     let b = Bucket::unbound(sk);

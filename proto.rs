@@ -98,6 +98,8 @@ pub(crate) fn unaccount_socket() {
 /// Finishes the creation of a socket (or embryo): the datagram queue limit of its netns
 /// (AF_UNIX's sysctl `net.unix.max_dgram_qlen`, as `unix_create1()` reads it), and into
 /// its netns table, unbound.
+// Inlined: once per socket and embryo (connect's and socket()'s).
+#[inline(always)]
 pub(crate) fn init_new(sk: &Sock) {
     sk.init_opts();
     sk.init_max_ack_backlog(sk.net().unix_max_dgram_qlen());

@@ -556,6 +556,8 @@ impl<const N: usize> Stripes<N> {
     /// maybe the one sought from under the walker) is made again. A walk that found its
     /// socket needs no retry: the socket has the key. A socket whose last reference is
     /// gone is leaving the table, as if it were not found.
+    // Inlined into each lookup (connect, sendto): LLVM left it a call.
+    #[inline(always)]
     fn lookup<F>(&self, key: u32, walk: F) -> Option<ARef<Sock>>
     where
         F: for<'a> Fn(&'a Chain, &'a RcuReadGuard) -> Option<RcuSock<'a>>,
@@ -584,6 +586,8 @@ impl<const N: usize> Stripes<N> {
 
     /// The socket bound to the abstract name `name` of full hash `h`, with a reference
     /// (the abstract half: linked by `sk_node`).
+    // Inlined, as `names::find_other`.
+    #[inline(always)]
     pub(crate) fn find_name(&self, h: u32, name: &[u8]) -> Option<ARef<Sock>> {
         if self.link != Link::Node {
             return None;
