@@ -32,7 +32,6 @@
 #include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/seq_file.h>
-#include <linux/siphash.h>
 #include <linux/workqueue.h>
 #include <asm/ioctls.h>
 #include <linux/sockios.h>
@@ -262,7 +261,6 @@ void afunix_hlist_del_rcu(struct hlist_node *n);
 void afunix___sock_put(struct sock *sk);
 bool afunix_sock_hold_not_zero(struct sock *sk);
 void afunix_sock_set_rcu_free(struct sock *sk);
-u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key);
 void afunix_set_bit(long nr, unsigned long *addr);
 void afunix_cond_resched(void);
 struct inode *afunix_sock_inode(struct socket *sock);

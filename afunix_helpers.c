@@ -480,11 +480,6 @@ void afunix_sock_set_rcu_free(struct sock *sk)
 	sock_set_flag(sk, SOCK_RCU_FREE);
 }
 
-u32 afunix_hsiphash(const void *data, size_t len, const hsiphash_key_t *key)
-{
-	return hsiphash(data, len, key);
-}
-
 /* net_generic() is an inline; afunix_net_id is afunix_glue.c's. */
 AFUNIX_HOT void *afunix_net_state(struct net *net)
 {

@@ -32,7 +32,7 @@ use kernel::error::{code::*, Error, Result};
 // (`alloc_embryo`, `set_conn`, `queue_embryo`, ...): a few dozen instructions a connect.
 #[inline(always)]
 pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
-    let name = sun.validate()?;
+    let name = names::Target::new(sk, sun.validate()?);
     names::maybe_autobind(sk)?;
     let mut timeo = sk.sndtimeo(nonblock);
 
@@ -178,7 +178,7 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         }
         return Ok(());
     }
-    let name = sun.validate()?;
+    let name = names::Target::new(sk, sun.validate()?);
     names::maybe_autobind(sk)?;
     loop {
         let other = names::find_other(sk, &name)?;

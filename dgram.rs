@@ -40,6 +40,7 @@ pub(crate) fn dgram_sendmsg(sock: &Socket, sk: &Sock, m: &mut Msg, len: usize) -
     }
     let sun = m.name();
     let name = sun.as_ref().map(SunAddr::validate).transpose()?;
+    let name = name.map(|n| names::Target::new(sk, n));
     let mut other = match &name {
         Some(_) => None,
         None => Some(peer_get(sk).ok_or_else(|| Error::from(ENOTCONN))?),

@@ -12,8 +12,8 @@
 //! Past AF_UNIX, the abstract half stays flat as names grow: each of its buckets is a
 //! lock stripe over chains `i` with `i % HASH_SIZE` fixed, the chains are resized (by a
 //! work item, stripe by stripe: [`crate::resize`]) to about one socket each, up to
-//! `2^ABS_MAX_BITS` chains, and the name hash is keyed per table (hsiphash), so names
-//! chosen to collide in one namespace do not collide in another.
+//! `2^ABS_MAX_BITS` chains, and the name hash is keyed per table ([`NameKey`]), so names
+//! chosen without the key share chains as random ones do, pairwise.
 //!
 //! Pathname sockets are also in one global table keyed by inode ("af_unix: Put
 //! pathname sockets in the global hash table"), so that a socket file reaches its
@@ -48,9 +48,9 @@
 
 #![deny(unsafe_code)]
 
-use crate::api::addr::{Address, UnixAddress};
+use crate::api::addr::{Address, UnixAddress, PATH_OFFSET, SUN_LEN};
 use crate::api::bitmap::AtomicBitmap;
-use crate::api::hsiphash::{self, HashKey};
+use crate::api::keys;
 use crate::api::kline::pin_init_array_from_fn;
 use crate::api::kline::ARef;
 use crate::api::list::{
@@ -144,11 +144,95 @@ impl Sock {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct NameHash(u32);
 
+/// Pairs of 32-bit words in the longest name (`sun_path`, 108 bytes).
+const NAME_PAIRS: usize = (SUN_LEN - PATH_OFFSET).div_ceil(8);
+
+/// The random key of a table's name hash: a multilinear hash ("Strongly universal string
+/// hashing is fast", Lemire and Kaser, 2014), `k0 + klen * len + sum(kw[i] * w[i])`
+/// modulo 2^64 over the name's 32-bit words `w` (the last padded with zeros; `kw`
+/// flattened), then mixed (MurmurHash3's 64-bit finalizer), of which the top half is
+/// kept. Before the mixing, two distinct names have equal sums for at most about 2^-32
+/// of the keys. The mixing is there because the listings (`/proc/net/rust_afunix`,
+/// sock_diag) show which sockets share a chain, as AF_UNIX's do: on the bare sum, which
+/// is linear in the key, a local user who saw two of its names collide would know a
+/// difference that makes any other pair collide too, and could fill one chain. After it,
+/// a collision says nothing of other pairs; filling a chain takes about as many binds a
+/// name as there are chains. A multiply-add a word and seven instructions, where
+/// `hsiphash` (a pseudorandom function, of which this is not one) takes about a hundred
+/// for a short name, more than AF_UNIX's whole bucket choice.
+struct NameKey {
+    /// The constant term.
+    k0: u64,
+    /// The factor of the name's length.
+    klen: u64,
+    /// The factors of the name's words, by pairs.
+    kw: [[u64; 2]; NAME_PAIRS],
+}
+
+/// Up to four bytes as a little-endian word, zero-padded.
+#[inline(always)]
+fn word(b: &[u8]) -> u64 {
+    match *b {
+        [] => 0,
+        [a] => u64::from(a),
+        [a, b] => u64::from(u16::from_le_bytes([a, b])),
+        [a, b, c] => u64::from(u16::from_le_bytes([a, b])) | u64::from(c) << 16,
+        [a, b, c, d, ..] => u64::from(u32::from_le_bytes([a, b, c, d])),
+    }
+}
+
+impl NameKey {
+    fn random() -> NameKey {
+        let [k0, klen, rest @ ..] = keys::random_u64s::<{ 2 + 2 * NAME_PAIRS }>();
+        let mut kw = [[0; 2]; NAME_PAIRS];
+        for (p, k) in kw.iter_mut().zip(rest.chunks_exact(2)) {
+            if let &[a, b] = k {
+                *p = [a, b];
+            }
+        }
+        NameKey { k0, klen, kw }
+    }
+
+    // Inlined into the lookup of connect and sendto.
+    #[inline(always)]
+    fn hash(&self, name: &[u8]) -> u32 {
+        // A name is at most 108 bytes: its length is a word.
+        let mut h = self
+            .k0
+            .wrapping_add(self.klen.wrapping_mul(name.len() as u64));
+        // Two words at a time: `zip` takes them before their keys, so the keys of the
+        // tail are left.
+        let (pairs, tail) = keys::as_chunks8(name);
+        let mut keys = self.kw.iter();
+        for (&[a, b, c, d, e, f, g, i], &[ka, kb]) in pairs.iter().zip(&mut keys) {
+            let lo = u64::from(u32::from_le_bytes([a, b, c, d]));
+            let hi = u64::from(u32::from_le_bytes([e, f, g, i]));
+            h = h
+                .wrapping_add(ka.wrapping_mul(lo))
+                .wrapping_add(kb.wrapping_mul(hi));
+        }
+        if let (false, Some(&[ka, kb])) = (tail.is_empty(), keys.next()) {
+            let lo = tail.get(..4).unwrap_or(tail);
+            let hi = tail.get(4..).unwrap_or(&[]);
+            h = h
+                .wrapping_add(ka.wrapping_mul(word(lo)))
+                .wrapping_add(kb.wrapping_mul(word(hi)));
+        }
+        // MurmurHash3's `fmix64`: every output bit depends on every bit of the sum.
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        (h >> 32) as u32
+    }
+}
+
 /// Chains over `HASH_SIZE` lock stripes, resized to about one socket each
 /// ([`crate::resize`]), walked without the lock: the abstract half of each netns table
 /// and the global pathname table. The key of each socket is [`Sock::key`], set before
 /// it is linked: the name hash (abstract half, linked by `sk_node`) or the inode key
-/// ([`hsiphash::inode_key`]; the global table, by `sk_bind_node`).
+/// ([`keys::inode_key`]; the global table, by `sk_bind_node`).
 ///
 /// Its stripe locks in the lock order: see [`crate::api`], "Lock order".
 #[pin_data]
@@ -246,7 +330,7 @@ pub(crate) struct NetTable {
     /// The bucket locks.
     b: Pin<KVBox<Buckets>>,
     /// The key of the name hash, random per table.
-    seed: HashKey,
+    key: NameKey,
     /// The resize work item ([`crate::resize`]); disabled at netns exit.
     #[pin]
     resize: Work<NetTable>,
@@ -284,7 +368,7 @@ impl NetTable {
     /// A new, empty table with 256 abstract chains and a random hash key.
     pub(crate) fn new() -> Result<Arc<NetTable>> {
         let chains = Chains::new(HASH_BITS, GFP_KERNEL_ACCOUNT)?;
-        let seed = HashKey::random();
+        let key = NameKey::random();
         // One lock class for the 512 bucket locks (two are taken nested, in order).
         let buckets = pin_init!(Buckets {
             lower <- pin_init_array_from_fn(|_| ChainLock::new(TABLE_LOCK)),
@@ -293,7 +377,7 @@ impl NetTable {
         let b = KVBox::pin_init(buckets, GFP_KERNEL_ACCOUNT)?;
         let init = pin_init!(NetTable {
             b,
-            seed,
+            key,
             resize <- kernel::new_work!("rust_afunix:resize"),
             autobind: [OnceBox::new(), OnceBox::new(), OnceBox::new()],
             sysctls: NetSysctls::new(),
@@ -318,10 +402,11 @@ impl NetTable {
         &self.b.abs.size
     }
 
-    /// The hash of an abstract name for a socket type: hsiphash keyed by this table,
-    /// then the type, as AF_UNIX mixes it into its own.
+    /// The hash of an abstract name for a socket type: keyed by this table
+    /// ([`NameKey`]), then the type, as AF_UNIX mixes it into its own.
+    #[inline]
     pub(crate) fn name_hash(&self, name: &[u8], ty: u16) -> NameHash {
-        NameHash(self.seed.hash(name) ^ u32::from(ty))
+        NameHash(self.key.hash(name) ^ u32::from(ty))
     }
 
     /// The socket bound to the abstract `name` of hash `h`, with a reference: the
@@ -373,6 +458,22 @@ impl NetTable {
     }
 }
 
+/// An abstract name with its hash in one table (only [`TableRef::abstract_name`] makes
+/// one, so the hash is that of the name and the table).
+pub(crate) struct AbstractName<'a> {
+    t: &'a NetTable,
+    name: &'a [u8],
+    h: NameHash,
+}
+
+impl AbstractName<'_> {
+    /// The socket bound to the name, with a reference ([`NetTable::find_abstract`]).
+    #[inline(always)]
+    pub(crate) fn find(&self) -> Option<ARef<Sock>> {
+        self.t.find_abstract(self.h, self.name)
+    }
+}
+
 /// A netns's table, borrowed with the reference the netns holds (a resize queued
 /// through it takes one of its own).
 #[derive(Clone, Copy)]
@@ -387,6 +488,18 @@ impl Deref for TableRef<'_> {
 }
 
 impl<'a> TableRef<'a> {
+    /// The abstract `name` for sockets of type `ty` in this table, hashed once for the
+    /// lookups of one connect or send ([`AbstractName::find`]).
+    #[inline(always)]
+    pub(crate) fn abstract_name(self, name: &'a [u8], ty: u16) -> AbstractName<'a> {
+        let t = self.0.get();
+        AbstractName {
+            t,
+            name,
+            h: t.name_hash(name, ty),
+        }
+    }
+
     /// Locks one bucket.
     pub(crate) fn lock(self, b: Bucket) -> Locked<'a> {
         let t = self.0.get();
@@ -585,7 +698,7 @@ impl<'a> Locked<'a> {
     }
 }
 
-/// The global pathname table, keyed by inode ([`hsiphash::inode_key`]), linked by `sk_bind_node`: a
+/// The global pathname table, keyed by inode ([`keys::inode_key`]), linked by `sk_bind_node`: a
 /// socket is in it from its pathname bind to its release. It does not hold references
 /// (the socket's netns table does). Its chains resize as the abstract half's do.
 #[pin_data]
@@ -610,7 +723,7 @@ impl BsdTable {
     /// The empty table, with 256 chains, and a new key of the inode hash.
     pub(crate) fn new() -> Result<Arc<BsdTable>> {
         let chains = Chains::new(HASH_BITS, GFP_KERNEL)?;
-        hsiphash::new_inode_key();
+        keys::new_inode_key();
         let init = pin_init!(BsdTable {
             s <- Striped::new(chains, Link::BindNode, BSD_LOCK),
             resize <- kernel::new_work!("rust_afunix:bsd_resize"),
@@ -710,7 +823,7 @@ pub(crate) fn bsd_remove(sk: &Sock) {
 /// [`NetTable::find_abstract`]).
 pub(crate) fn find_by_inode(inode: *mut Inode) -> Option<ARef<Sock>> {
     let t = BsdTable::get()?;
-    t.s.s.find_inode(hsiphash::inode_key(inode), inode)
+    t.s.s.find_inode(keys::inode_key(inode), inode)
 }
 
 /// Iteration over a netns table for `/proc/net/rust_afunix` and sock_diag dumps, as

@@ -13,10 +13,11 @@ use crate::api::kline::ARef;
 use crate::api::lsm;
 use crate::api::sock::Sock;
 use crate::autobind::autobind;
-use crate::hash::{self, Bucket};
+use crate::hash::{self, AbstractName, Bucket};
 use crate::vfs::{NewSocketInode, SocketFile};
 use kernel::error::{code::*, Result};
 use kernel::prelude::*;
+use kernel::str::CStr;
 
 /// `bind()`: autobind for a bare family, else a pathname or abstract name.
 ///
@@ -92,39 +93,55 @@ fn bind_bsd(sk: &Sock, addr: ARef<UnixAddress>) -> Result {
             return Err(e);
         }
         let i = inode.inode();
-        sk.set_path(inode.path(), i, crate::api::hsiphash::inode_key(i));
+        sk.set_path(inode.path(), i, crate::api::keys::inode_key(i));
     }
     hash::bsd_insert(sk);
     drop(b);
     Ok(())
 }
 
-/// Finds the socket a connect or send names (a validated name), with a reference
+/// A validated name as a connect or send of a socket looks it up, once or more
+/// ([`find_other`]): an abstract name hashed once in the socket's table, where the
+/// lookup's retry loop does not hold it.
+pub(crate) enum Target<'a> {
+    /// A file system name.
+    Path(&'a CStr),
+    /// An abstract name, in the socket's table, for its type.
+    Abstract(AbstractName<'a>),
+}
+
+impl<'a> Target<'a> {
+    /// `name`, as `sk` looks it up.
+    #[inline(always)]
+    pub(crate) fn new(sk: &'a Sock, name: Name<'a>) -> Target<'a> {
+        match name {
+            Name::Path(p) => Target::Path(p),
+            Name::Abstract(n) => Target::Abstract(sk.table().abstract_name(n, sk.sk_type())),
+        }
+    }
+}
+
+/// Finds the socket a connect or send of `sk` names, with a reference
 /// (`unix_find_other()`):
 /// a pathname through the VFS and the global table (`EPROTOTYPE` for another socket
 /// type), an abstract name in `sk`'s netns (`ECONNREFUSED` if nobody has it).
 // Inlined with the table's lookup into connect and sendto: calls LLVM left.
 #[inline(always)]
-pub(crate) fn find_other(sk: &Sock, name: &Name<'_>) -> Result<ARef<Sock>> {
-    let ty = sk.sk_type();
-    match *name {
-        Name::Path(p) => {
+pub(crate) fn find_other(sk: &Sock, target: &Target<'_>) -> Result<ARef<Sock>> {
+    match *target {
+        Target::Path(p) => {
             let mut file = SocketFile::lookup(p)?;
             let other =
                 hash::find_by_inode(file.inode()).ok_or_else(|| Error::from(ECONNREFUSED))?;
-            if other.sk_type() != ty {
+            if other.sk_type() != sk.sk_type() {
                 return Err(EPROTOTYPE.into());
             }
             lsm::unix_find(&file, &other)?;
             file.touch_atime();
             Ok(other)
         }
-        Name::Abstract(n) => {
-            // Under RCU (`NetTable::find_abstract`).
-            let table = sk.table();
-            let h = table.name_hash(n, ty);
-            table.find_abstract(h, n).ok_or_else(|| ECONNREFUSED.into())
-        }
+        // Under RCU (`NetTable::find_abstract`).
+        Target::Abstract(ref n) => n.find().ok_or_else(|| ECONNREFUSED.into()),
     }
 }
 

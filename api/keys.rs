@@ -1,37 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The keyed hash of the name tables (`hsiphash`), its random keys, and the module's keyed
-//! hash of socket inodes.
+//! Random keys for the module's hashes, and the keyed hash of socket inodes.
 
 use crate::api::bindings;
 use crate::api::list::Inode;
 use core::ffi::c_void;
-use core::ptr;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-/// A random key of `hsiphash`.
-pub(crate) struct HashKey(bindings::hsiphash_key_t);
+/// `N` random words from `get_random_bytes()` (on the stack: a few).
+pub(crate) fn random_u64s<const N: usize>() -> [u64; N] {
+    let mut k = [0u64; N];
+    // SAFETY: `k` is writable for its size.
+    unsafe {
+        bindings::get_random_bytes(k.as_mut_ptr().cast::<c_void>(), core::mem::size_of_val(&k))
+    };
+    k
+}
 
-impl HashKey {
-    /// A key from `get_random_bytes()`.
-    pub(crate) fn random() -> HashKey {
-        let mut key = bindings::hsiphash_key_t::default();
-        // SAFETY: `key` is writable for its size.
-        unsafe {
-            bindings::get_random_bytes(
-                ptr::addr_of_mut!(key).cast::<c_void>(),
-                core::mem::size_of_val(&key),
-            )
-        };
-        HashKey(key)
-    }
-
-    /// `hsiphash(data, len, key)`.
-    #[inline]
-    pub(crate) fn hash(&self, data: &[u8]) -> u32 {
-        // SAFETY: `data` is `data.len()` readable bytes; `self.0` is a key.
-        unsafe { bindings::afunix_hsiphash(data.as_ptr().cast(), data.len(), &self.0) }
-    }
+/// `s.as_chunks::<8>()`: `s` as arrays of 8 bytes, and the rest (stable in Rust only
+/// since 1.88, past both lines' minimum: 1.78 and 1.85).
+#[inline(always)]
+pub(crate) fn as_chunks8(s: &[u8]) -> (&[[u8; 8]], &[u8]) {
+    let n = s.len() / 8;
+    let tail = s.get(n * 8..).unwrap_or(&[]);
+    // SAFETY: `s` starts with `n * 8` readable bytes: `n` arrays of 8 bytes (alignment 1),
+    // borrowed as `s` is.
+    let head = unsafe { core::slice::from_raw_parts(s.as_ptr().cast::<[u8; 8]>(), n) };
+    (head, tail)
 }
 
 /// The key of [`inode_key`]: written when the global pathname table is made
@@ -41,12 +36,7 @@ static INODE_KEY: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// Draws the module's key of inode hashes: once per load, with the global table, before
 /// the family is registered (which publishes it to every socket's callers).
 pub(crate) fn new_inode_key() {
-    let mut k = [0u64; 2];
-    // SAFETY: `k` is writable for its size.
-    unsafe {
-        bindings::get_random_bytes(k.as_mut_ptr().cast::<c_void>(), core::mem::size_of_val(&k))
-    };
-    for (w, v) in INODE_KEY.iter().zip(k) {
+    for (w, v) in INODE_KEY.iter().zip(random_u64s::<2>()) {
         w.store(v, Ordering::Relaxed);
     }
 }
