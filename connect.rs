@@ -56,7 +56,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
     };
 
     let err = loop {
-        let other = match names::find_other(sk, &name) {
+        let other = match name.find() {
             Ok(o) => o,
             Err(e) => break e,
         };
@@ -181,7 +181,7 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
     let name = names::Target::new(sk, sun.validate()?);
     names::maybe_autobind(sk)?;
     loop {
-        let other = names::find_other(sk, &name)?;
+        let other = name.find()?;
         let (mut gs, mut go) = Sock::lock_pair(sk, &other);
         // The VFS overslept the socket's death: retry.
         if other.is_dead() {

@@ -80,7 +80,7 @@ pub(crate) fn dgram_sendmsg(sock: &Socket, sk: &Sock, m: &mut Msg, len: usize) -
     loop {
         let o = match (other.take(), &name) {
             (Some(o), _) => o,
-            (None, Some(n)) => names::find_other(sk, n)?,
+            (None, Some(n)) => n.find()?,
             (None, None) => return Err(ECONNRESET.into()),
         };
         // A datagram the receiver's filter (or LSM) drops is lost without an error.

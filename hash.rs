@@ -147,19 +147,25 @@ pub(crate) struct NameHash(u32);
 /// Pairs of 32-bit words in the longest name (`sun_path`, 108 bytes).
 const NAME_PAIRS: usize = (SUN_LEN - PATH_OFFSET).div_ceil(8);
 
-/// The random key of a table's name hash: a multilinear hash ("Strongly universal string
-/// hashing is fast", Lemire and Kaser, 2014), `k0 + klen * len + sum(kw[i] * w[i])`
-/// modulo 2^64 over the name's 32-bit words `w` (the last padded with zeros; `kw`
-/// flattened), then mixed (MurmurHash3's 64-bit finalizer), of which the top half is
-/// kept. Before the mixing, two distinct names have equal sums for at most about 2^-32
-/// of the keys. The mixing is there because the listings (`/proc/net/rust_afunix`,
-/// sock_diag) show which sockets share a chain, as AF_UNIX's do: on the bare sum, which
-/// is linear in the key, a local user who saw two of its names collide would know a
-/// difference that makes any other pair collide too, and could fill one chain. After it,
-/// a collision says nothing of other pairs; filling a chain takes about as many binds a
-/// name as there are chains. A multiply-add a word and seven instructions, where
-/// `hsiphash` (a pseudorandom function, of which this is not one) takes about a hundred
-/// for a short name, more than AF_UNIX's whole bucket choice.
+/// The prime `2^61 - 1`: the name hash sums modulo it.
+const P61: u64 = (1 << 61) - 1;
+
+/// The random key of a table's name hash: a multilinear hash, `k0 + klen * len +
+/// sum(kw[i] * w[i])` modulo the prime `2^61 - 1` over the name's 32-bit words `w` (the
+/// last padded with zeros; `kw` flattened), keys below the prime; then mixed
+/// (MurmurHash3's 64-bit finalizer), of which the top half is kept.
+///
+/// Two distinct names have equal sums for 2^-61 of the keys (a difference of words is
+/// not zero modulo the prime). The mixing is there because the listings
+/// (`/proc/net/rust_afunix`, sock_diag) show which sockets share a chain, as AF_UNIX's
+/// do: the sum is linear in the key, and a user who found two names with one sum would
+/// know a difference that gives every other pair one sum too. Sums modulo 2^64 (keys
+/// times words, one instruction fewer a word) were not enough: names that differ in the
+/// top bits of their words have equal sums for about 2^-33 of the keys, few enough
+/// tries for a user who watches the listings (found in review). Names that merely share
+/// a chain have different sums, and the finalizer (not a cryptographic function: this
+/// part is heuristic) spreads the difference over every bit. A multiply-add a word and
+/// a dozen instructions, where `hsiphash` took about a hundred for a short name.
 struct NameKey {
     /// The constant term.
     k0: u64,
@@ -181,9 +187,15 @@ fn word(b: &[u8]) -> u64 {
     }
 }
 
+/// `k * w` as a 128-bit product (one `mul`).
+#[inline(always)]
+fn mul(k: u64, w: u64) -> u128 {
+    u128::from(k) * u128::from(w)
+}
+
 impl NameKey {
     fn random() -> NameKey {
-        let [k0, klen, rest @ ..] = keys::random_u64s::<{ 2 + 2 * NAME_PAIRS }>();
+        let [k0, klen, rest @ ..] = keys::random_u64s::<{ 2 + 2 * NAME_PAIRS }>().map(|k| k % P61);
         let mut kw = [[0; 2]; NAME_PAIRS];
         for (p, k) in kw.iter_mut().zip(rest.chunks_exact(2)) {
             if let &[a, b] = k {
@@ -196,35 +208,33 @@ impl NameKey {
     // Inlined into the lookup of connect and sendto.
     #[inline(always)]
     fn hash(&self, name: &[u8]) -> u32 {
+        // Keys below 2^61 times words below 2^32, 29 terms: below 2^98, no overflow.
         // A name is at most 108 bytes: its length is a word.
-        let mut h = self
-            .k0
-            .wrapping_add(self.klen.wrapping_mul(name.len() as u64));
-        // Two words at a time: `zip` takes them before their keys, so the keys of the
-        // tail are left.
+        let mut h = u128::from(self.k0) + mul(self.klen, name.len() as u64);
+        // Two words at a time, then the tail's (one to seven bytes) with the next keys.
         let (pairs, tail) = keys::as_chunks8(name);
-        let mut keys = self.kw.iter();
-        for (&[a, b, c, d, e, f, g, i], &[ka, kb]) in pairs.iter().zip(&mut keys) {
+        for (&[a, b, c, d, e, f, g, i], &[ka, kb]) in pairs.iter().zip(self.kw.iter()) {
             let lo = u64::from(u32::from_le_bytes([a, b, c, d]));
             let hi = u64::from(u32::from_le_bytes([e, f, g, i]));
-            h = h
-                .wrapping_add(ka.wrapping_mul(lo))
-                .wrapping_add(kb.wrapping_mul(hi));
+            h += mul(ka, lo) + mul(kb, hi);
         }
-        if let (false, Some(&[ka, kb])) = (tail.is_empty(), keys.next()) {
-            let lo = tail.get(..4).unwrap_or(tail);
-            let hi = tail.get(4..).unwrap_or(&[]);
-            h = h
-                .wrapping_add(ka.wrapping_mul(word(lo)))
-                .wrapping_add(kb.wrapping_mul(word(hi)));
+        if !tail.is_empty() {
+            if let Some(&[ka, kb]) = self.kw.get(pairs.len()) {
+                let lo = tail.get(..4).unwrap_or(tail);
+                let hi = tail.get(4..).unwrap_or(&[]);
+                h += mul(ka, word(lo)) + mul(kb, word(hi));
+            }
         }
-        // MurmurHash3's `fmix64`: every output bit depends on every bit of the sum.
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^= h >> 33;
-        (h >> 32) as u32
+        // `2^61 = 1` modulo the prime: a value congruent to the sum, below 2^62 (equal
+        // values for equal sums, and only for congruent ones).
+        let mut x = (h as u64 & P61) + (h >> 61) as u64;
+        // MurmurHash3's `fmix64`: every output bit depends on every bit of `x`.
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        x ^= x >> 33;
+        (x >> 32) as u32
     }
 }
 
@@ -412,9 +422,9 @@ impl NetTable {
     /// The socket bound to the abstract `name` of hash `h`, with a reference: the
     /// lookup of connect and sendto, under RCU (under the stripe lock only while a
     /// resize moves the stripe's sockets).
-    // Inlined, as `names::find_other`.
+    // Inlined, as `names::Target::find`.
     #[inline(always)]
-    pub(crate) fn find_abstract(&self, h: NameHash, name: &[u8]) -> Option<ARef<Sock>> {
+    fn find_abstract(&self, h: NameHash, name: &[u8]) -> Option<ARef<Sock>> {
         self.b.abs.s.find_name(h.0, name)
     }
 

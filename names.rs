@@ -101,11 +101,13 @@ fn bind_bsd(sk: &Sock, addr: ARef<UnixAddress>) -> Result {
 }
 
 /// A validated name as a connect or send of a socket looks it up, once or more
-/// ([`find_other`]): an abstract name hashed once in the socket's table, where the
-/// lookup's retry loop does not hold it.
-pub(crate) enum Target<'a> {
-    /// A file system name.
-    Path(&'a CStr),
+/// ([`Target::find`]): an abstract name hashed once in the socket's table, where the
+/// lookup's retry loop does not hold it. Made for one socket only ([`Target::new`]).
+pub(crate) struct Target<'a>(Kind<'a>);
+
+enum Kind<'a> {
+    /// A file system name, and the socket whose type the found one must have.
+    Path(&'a CStr, &'a Sock),
     /// An abstract name, in the socket's table, for its type.
     Abstract(AbstractName<'a>),
 }
@@ -114,34 +116,33 @@ impl<'a> Target<'a> {
     /// `name`, as `sk` looks it up.
     #[inline(always)]
     pub(crate) fn new(sk: &'a Sock, name: Name<'a>) -> Target<'a> {
-        match name {
-            Name::Path(p) => Target::Path(p),
-            Name::Abstract(n) => Target::Abstract(sk.table().abstract_name(n, sk.sk_type())),
-        }
+        Target(match name {
+            Name::Path(p) => Kind::Path(p, sk),
+            Name::Abstract(n) => Kind::Abstract(sk.table().abstract_name(n, sk.sk_type())),
+        })
     }
-}
 
-/// Finds the socket a connect or send of `sk` names, with a reference
-/// (`unix_find_other()`):
-/// a pathname through the VFS and the global table (`EPROTOTYPE` for another socket
-/// type), an abstract name in `sk`'s netns (`ECONNREFUSED` if nobody has it).
-// Inlined with the table's lookup into connect and sendto: calls LLVM left.
-#[inline(always)]
-pub(crate) fn find_other(sk: &Sock, target: &Target<'_>) -> Result<ARef<Sock>> {
-    match *target {
-        Target::Path(p) => {
-            let mut file = SocketFile::lookup(p)?;
-            let other =
-                hash::find_by_inode(file.inode()).ok_or_else(|| Error::from(ECONNREFUSED))?;
-            if other.sk_type() != sk.sk_type() {
-                return Err(EPROTOTYPE.into());
+    /// The socket the name designates, with a reference (`unix_find_other()`): a
+    /// pathname through the VFS and the global table (`EPROTOTYPE` for another socket
+    /// type), an abstract name in the socket's netns (`ECONNREFUSED` if nobody has it).
+    // Inlined with the table's lookup into connect and sendto: calls LLVM left.
+    #[inline(always)]
+    pub(crate) fn find(&self) -> Result<ARef<Sock>> {
+        match self.0 {
+            Kind::Path(p, sk) => {
+                let mut file = SocketFile::lookup(p)?;
+                let other =
+                    hash::find_by_inode(file.inode()).ok_or_else(|| Error::from(ECONNREFUSED))?;
+                if other.sk_type() != sk.sk_type() {
+                    return Err(EPROTOTYPE.into());
+                }
+                lsm::unix_find(&file, &other)?;
+                file.touch_atime();
+                Ok(other)
             }
-            lsm::unix_find(&file, &other)?;
-            file.touch_atime();
-            Ok(other)
+            // Under RCU (`NetTable::find_abstract`).
+            Kind::Abstract(ref n) => n.find().ok_or_else(|| ECONNREFUSED.into()),
         }
-        // Under RCU (`NetTable::find_abstract`).
-        Target::Abstract(ref n) => n.find().ok_or_else(|| ECONNREFUSED.into()),
     }
 }
 

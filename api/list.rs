@@ -586,7 +586,7 @@ impl<const N: usize> Stripes<N> {
 
     /// The socket bound to the abstract name `name` of full hash `h`, with a reference
     /// (the abstract half: linked by `sk_node`).
-    // Inlined, as `names::find_other`.
+    // Inlined, as `names::Target::find`.
     #[inline(always)]
     pub(crate) fn find_name(&self, h: u32, name: &[u8]) -> Option<ARef<Sock>> {
         if self.link != Link::Node {
