@@ -13,7 +13,8 @@
 //! lock stripe over chains `i` with `i % HASH_SIZE` fixed, the chains are resized (by a
 //! work item, stripe by stripe: [`crate::resize`]) to about one socket each, up to
 //! `2^ABS_MAX_BITS` chains, and the name hash is keyed per table ([`NameKey`]), so names
-//! chosen without the key share chains as random ones do, pairwise.
+//! chosen without the key share chains as random ones do, pairwise (and, seen through
+//! the listings, only by brute force).
 //!
 //! Pathname sockets are also in one global table keyed by inode ("af_unix: Put
 //! pathname sockets in the global hash table"), so that a socket file reaches its
@@ -155,8 +156,8 @@ const P61: u64 = (1 << 61) - 1;
 /// last padded with zeros; `kw` flattened), keys below the prime; then mixed
 /// (MurmurHash3's 64-bit finalizer), of which the top half is kept.
 ///
-/// Two distinct names have equal sums for 2^-61 of the keys (a difference of words is
-/// not zero modulo the prime). The mixing is there because the listings
+/// Two distinct names have sums congruent modulo the prime for about 2^-61 of the keys
+/// (a difference of words is not zero modulo the prime). The mixing is there because the listings
 /// (`/proc/net/rust_afunix`, sock_diag) show which sockets share a chain, as AF_UNIX's
 /// do: the sum is linear in the key, and a user who found two names with one sum would
 /// know a difference that gives every other pair one sum too. Sums modulo 2^64 (keys
@@ -164,8 +165,10 @@ const P61: u64 = (1 << 61) - 1;
 /// top bits of their words have equal sums for about 2^-33 of the keys, few enough
 /// tries for a user who watches the listings (found in review). Names that merely share
 /// a chain have different sums, and the finalizer (not a cryptographic function: this
-/// part is heuristic) spreads the difference over every bit. A multiply-add a word and
-/// a dozen instructions, where `hsiphash` took about a hundred for a short name.
+/// part is heuristic) spreads the difference over every bit: no shortcut is known past
+/// brute force, binding names and watching the listings, about as many binds as chains
+/// for each name kept in one chain. A multiply-add a word and a dozen instructions,
+/// where `hsiphash` took about a hundred for a short name.
 struct NameKey {
     /// The constant term.
     k0: u64,
@@ -208,26 +211,27 @@ impl NameKey {
     // Inlined into the lookup of connect and sendto.
     #[inline(always)]
     fn hash(&self, name: &[u8]) -> u32 {
-        // Keys below 2^61 times words below 2^32, 29 terms: below 2^98, no overflow.
+        // Keys below 2^61 times words below 2^32, 29 terms: below 2^98, no overflow
+        // (wrapping: no overflow check to compile).
         // A name is at most 108 bytes: its length is a word.
-        let mut h = u128::from(self.k0) + mul(self.klen, name.len() as u64);
+        let mut h = u128::from(self.k0).wrapping_add(mul(self.klen, name.len() as u64));
         // Two words at a time, then the tail's (one to seven bytes) with the next keys.
         let (pairs, tail) = keys::as_chunks8(name);
         for (&[a, b, c, d, e, f, g, i], &[ka, kb]) in pairs.iter().zip(self.kw.iter()) {
             let lo = u64::from(u32::from_le_bytes([a, b, c, d]));
             let hi = u64::from(u32::from_le_bytes([e, f, g, i]));
-            h += mul(ka, lo) + mul(kb, hi);
+            h = h.wrapping_add(mul(ka, lo).wrapping_add(mul(kb, hi)));
         }
         if !tail.is_empty() {
             if let Some(&[ka, kb]) = self.kw.get(pairs.len()) {
                 let lo = tail.get(..4).unwrap_or(tail);
                 let hi = tail.get(4..).unwrap_or(&[]);
-                h += mul(ka, word(lo)) + mul(kb, word(hi));
+                h = h.wrapping_add(mul(ka, word(lo)).wrapping_add(mul(kb, word(hi))));
             }
         }
         // `2^61 = 1` modulo the prime: a value congruent to the sum, below 2^62 (equal
         // values for equal sums, and only for congruent ones).
-        let mut x = (h as u64 & P61) + (h >> 61) as u64;
+        let mut x = (h as u64 & P61).wrapping_add((h >> 61) as u64);
         // MurmurHash3's `fmix64`: every output bit depends on every bit of `x`.
         x ^= x >> 33;
         x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
