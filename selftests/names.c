@@ -517,6 +517,39 @@ TEST_F(names, abstract_addrlen_is_the_name)
 	close(b);
 }
 
+/*
+ * Every length of an abstract name, 1 to 108 bytes of sun_path. The names are prefixes
+ * of one another and some end in NULs, so only their lengths tell them apart; each
+ * reaches its own socket (the name hash reads the length and every word of a name).
+ */
+TEST_F(names, abstract_every_length)
+{
+	enum { MAX = sizeof(((struct sockaddr_un *)0)->sun_path) };
+	struct sockaddr_un sun;
+	int fds[MAX + 1], n, i;
+	char c;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = self->family;
+	for (i = 1; i < MAX; i++)
+		sun.sun_path[i] = i % 9 ? (char)(i * 37 + 11) : 0;
+	for (n = 1; n <= MAX; n++) {
+		fds[n] = bound(self->family, SOCK_DGRAM, &sun, SUN_OFF + n);
+		ASSERT_LE(0, fds[n]) TH_LOG("length %d: errno %d", n, errno);
+	}
+	for (n = 1; n <= MAX; n++) {
+		c = (char)n;
+		EXPECT_EQ(1, sendto(fds[1], &c, 1, 0, SA(&sun), SUN_OFF + n)) TH_LOG("length %d", n);
+	}
+	for (n = 1; n <= MAX; n++) {
+		c = 0;
+		EXPECT_EQ(1, recv(fds[n], &c, 1, MSG_DONTWAIT)) TH_LOG("length %d", n);
+		EXPECT_EQ((char)n, c) TH_LOG("length %d", n);
+	}
+	for (n = 1; n <= MAX; n++)
+		close(fds[n]);
+}
+
 TEST_F(names, abstract_addrinuse)
 {
 	struct sockaddr_un sun, got;
