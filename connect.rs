@@ -31,7 +31,7 @@ use kernel::error::{code::*, Error, Result};
 // One function with its trampoline, as are the calls LLVM left out of line here
 // (`alloc_embryo`, `set_conn`, `queue_embryo`, ...): a few dozen instructions a connect.
 #[inline(always)]
-pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
+pub(crate) fn stream_connect(sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
     let name = names::Target::new(sk, sun.validate()?);
     names::maybe_autobind(sk)?;
     let mut timeo = sk.sndtimeo(nonblock);
@@ -95,7 +95,7 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
         // The way is open: set up the embryo, then `sk`.
         let embryo = setup_embryo(embryo, sk, &og);
         sg.copy_peercred(&og);
-        sock.set_connected();
+        sg.set_socket_connected();
         let old = sg.set_conn(Conn::Connected(ARef::from(&*embryo)));
         drop(sg);
         let mut og = og;
@@ -115,13 +115,12 @@ pub(crate) fn stream_connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: 
 // Inlined: once per connect.
 #[inline(always)]
 fn setup_embryo(mut embryo: Embryo, client: &Sock, listener: &StateGuard<'_>) -> ConnectedEmbryo {
-    // `SO_PASSRIGHTS` is the listener's (upstream 6.16 copies it at connect).
-    embryo.set_pass_rights(listener.sock().pass_rights());
-    // So is `SO_RIGHTS_NOTRUNC` (7.3).
-    embryo.set_rights_notrunc(listener.sock().rights_notrunc());
+    // `SO_PASSRIGHTS` and `SO_RIGHTS_NOTRUNC` are the listener's (upstream 6.16 and 7.3
+    // copy them at connect).
+    embryo.inherit_opts(listener.sock());
     embryo.inherit_pass_flags(listener);
     if let Some(a) = listener.sock().addr() {
-        embryo.publish_addr(a);
+        embryo.set_addr(a);
     }
     embryo.connect_to(client, listener)
 }

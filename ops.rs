@@ -83,8 +83,8 @@ impl SocketOps for Stream {
     same_for_every_type!();
     // One function with its trampoline (`connect::stream_connect`).
     #[inline(always)]
-    fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
-        connect::stream_connect(sock, sk, sun, nonblock)
+    fn connect(_sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
+        connect::stream_connect(sk, sun, nonblock)
     }
     fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
         connect::accept(listener, sk, newsock, nonblock)
@@ -156,8 +156,8 @@ impl SocketOps for Seqpacket {
     same_for_every_type!();
     // One function with its trampoline (`connect::stream_connect`).
     #[inline(always)]
-    fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
-        connect::stream_connect(sock, sk, sun, nonblock)
+    fn connect(_sock: &Socket, sk: &Sock, sun: &SunAddr, nonblock: bool) -> Result {
+        connect::stream_connect(sk, sun, nonblock)
     }
     fn accept(listener: &Socket, sk: &Sock, newsock: NewSocket<'_>, nonblock: bool) -> Result {
         connect::accept(listener, sk, newsock, nonblock)

@@ -23,6 +23,10 @@ const RIGHTS_NOTRUNC: u8 = 4;
 pub(crate) trait SockOpts {
     /// The defaults of a new socket (before anyone else sees it).
     fn init_opts(&self);
+    /// An embryo's options, at connect: `SO_PASSRIGHTS` (6.16) and `SO_RIGHTS_NOTRUNC`
+    /// (7.3) are `listener`'s, the others the defaults (no one else sets them: the
+    /// embryo has no `struct socket`).
+    fn inherit_opts(&self, listener: &Sock);
     /// Whether the socket accepts `SCM_RIGHTS` (`SO_PASSRIGHTS`).
     fn pass_rights(&self) -> bool;
     /// Sets `SO_PASSRIGHTS`.
@@ -52,6 +56,14 @@ fn set_opt(sk: &Sock, bit: u8, on: bool) {
 impl SockOpts for Sock {
     fn init_opts(&self) {
         self.proto_opts().store(PASS_RIGHTS, Ordering::Relaxed);
+    }
+
+    fn inherit_opts(&self, listener: &Sock) {
+        let inherited = listener.proto_opts().load(Ordering::Relaxed);
+        self.proto_opts().store(
+            inherited & (PASS_RIGHTS | RIGHTS_NOTRUNC),
+            Ordering::Relaxed,
+        );
     }
 
     fn pass_rights(&self) -> bool {

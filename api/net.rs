@@ -38,7 +38,9 @@ impl Net {
     pub(crate) fn unix_max_dgram_qlen(&self) -> u32 {
         // SAFETY: `self` is a live netns (type invariant).
         let n = unsafe { bindings::afunix_unix_max_dgram_qlen(self.as_ptr()) };
-        n.max(0) as u32
+        // As AF_UNIX's `sk_max_ack_backlog = net->unx.sysctl_max_dgram_qlen`; never
+        // negative (above), so the cast is exact.
+        n as u32
     }
 
     /// The raw `struct net`.

@@ -75,8 +75,8 @@ impl Sock {
 ///
 /// # Invariants
 ///
-/// Only this value writes the socket's connection state, path and peer credentials
-/// (NULL until then). Other tasks reach the
+/// Only this value writes the socket's connection state, path, address and peer
+/// credentials (NULL until then). Other tasks reach the
 /// socket only through its netns table entry, whose readers read its address
 /// (atomically) and `sk_state` (`READ_ONCE`), or skip it before reading more (sock_diag
 /// skips a socket without a socket inode, as AF_UNIX's `sk_diag_dump()`).
@@ -165,7 +165,10 @@ impl Embryo {
             }
             g.set_conn(Conn::Connected(ARef::from(client)))
         };
-        drop(old);
+        // `Conn::Unconnected` (only this value sets the state): nothing to drop, and no
+        // call to the drop glue.
+        debug_assert!(matches!(old, Conn::Unconnected));
+        core::mem::forget(old);
         let p = self.0.as_ptr();
         // SAFETY: Only this value writes the embryo's credentials, still NULL, and no one
         // reads them before it is accepted (`SO_PEERCRED` needs its `struct socket`);
@@ -175,6 +178,16 @@ impl Embryo {
             (*p).sk_peer_cred = bindings::afunix_get_current_cred();
         }
         ConnectedEmbryo(self.0, self.1)
+    }
+
+    /// Gives the embryo its listener's address (`smp_store_release(&newu->addr, ..)` in
+    /// `unix_stream_connect()`).
+    pub(crate) fn set_addr(&mut self, addr: ARef<UnixAddress>) {
+        // INVARIANT: The address was NULL, and only this value sets it: a plain release
+        // store, where `Sock::publish_addr` must exchange (an overwrite would only leak).
+        self.0
+            .addr_slot()
+            .store(ARef::into_raw(addr).as_ptr(), Ordering::Release);
     }
 
     /// Gives the embryo the `SO_PASS*` flags of the listener whose state lock `listener`
@@ -383,6 +396,22 @@ impl StateGuard<'_> {
         unsafe {
             (*sk).sk_peer_pid = bindings::afunix_get_pid((*from).sk_peer_pid);
             (*sk).sk_peer_cred = bindings::afunix_get_cred((*from).sk_peer_cred);
+        }
+    }
+
+    /// Sets the state of the socket's `struct socket`, if it has one, to `SS_CONNECTED`
+    /// (a connect; [`Socket::set_connected`] for a caller that holds the `struct socket`).
+    // Through `sk_socket`: a connect then keeps one value fewer live to its end.
+    pub(crate) fn set_socket_connected(&mut self) {
+        let sk = self.sk.as_ptr();
+        // SAFETY: `sk_socket` is written only under the state lock (held): by `graft`
+        // and by `orphan`, before the `struct socket` is freed; so it is NULL or live
+        // while the lock is held. The write is `WRITE_ONCE`, as `Socket::set_connected`.
+        unsafe {
+            let s = ptr::addr_of!((*sk).sk_socket).read_volatile();
+            if !s.is_null() {
+                ptr::addr_of_mut!((*s).state).write_volatile(bindings::socket_state_SS_CONNECTED);
+            }
         }
     }
 
