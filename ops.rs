@@ -48,8 +48,8 @@ impl FamilyOps for Family {
 /// optional ones, which `#[vtable]` must see, are written out in each `impl`).
 macro_rules! same_for_every_type {
     () => {
-        fn release(sk: ARef<Sock>) {
-            proto::release(sk)
+        fn release(sk: &Sock) {
+            proto::release_sock(sk, false)
         }
         fn bind(sk: &Sock, sun: &SunAddr) -> Result {
             names::rust_afunix_bind(sk, sun)

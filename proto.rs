@@ -106,10 +106,10 @@ pub(crate) fn init_new(sk: &Sock) {
     names::insert_unbound(sk);
 }
 
-/// `release`: the last close of the socket's file.
+/// Releases a socket that no `struct socket` holds (a failed connect's embryo), and
+/// drops the caller's reference.
 pub(crate) fn release(sk: ARef<Sock>) {
     release_sock(&sk, false);
-    // `sk` drops here: the `struct socket`'s reference (`sock_put` in AF_UNIX).
 }
 
 pub(crate) fn release_sock(sk: &Sock, embryo: bool) {
@@ -188,9 +188,12 @@ fn custom_bool(opt: &SockOpt, for_type: bool) -> Result<bool> {
 /// `socketpair()`: joins two new sockets back to back.
 pub(crate) fn socketpair(a: &Sock, b: &Sock) -> Result {
     for (sk, peer) in [(a, b), (b, a)] {
-        let old = { sk.lock().set_conn(Conn::Connected(ARef::from(peer))) };
+        let old = {
+            let mut g = sk.lock();
+            g.update_peercred();
+            g.set_conn(Conn::Connected(ARef::from(peer)))
+        };
         drop(old);
-        sk.update_peercred();
     }
     Ok(())
 }
@@ -290,7 +293,7 @@ pub(crate) fn listen(sk: &Sock, backlog: i32) -> Result {
     g.set_max_ack_backlog(backlog);
     let _unconnected = g.set_conn(Conn::Listening);
     // Credentials for connect to copy.
-    sk.update_peercred();
+    g.update_peercred();
     Ok(())
 }
 

@@ -38,9 +38,10 @@ pub(crate) enum IoctlAnswer {
 /// `EINVAL` before reaching the trait.
 #[vtable]
 pub(crate) trait SocketOps {
-    /// `release()`: the last close of the socket's file; `sk` is the reference the
-    /// `struct socket` held since creation.
-    fn release(sk: ARef<Sock>);
+    /// `release()`: the last close of the socket's file. The trampoline then drops
+    /// the reference the `struct socket` held since creation (and orphans `sk`, if the
+    /// protocol did not: `sk_socket` must not outlive the `struct socket`).
+    fn release(sk: &Sock);
     /// `bind()`.
     fn bind(sk: &Sock, sun: &SunAddr) -> Result;
     /// `connect()`; `nonblock` from the file's `O_NONBLOCK`.
@@ -183,7 +184,8 @@ impl<T: SocketOps> Adapter<T> {
         // SAFETY: The core passes a live socket of this family.
         let sock = unsafe { Socket::from_raw(sock) };
         if let Some(sk) = sock.take_sk() {
-            T::release(sk);
+            T::release(&sk);
+            sk.orphan_from(sock);
         }
         0
     }

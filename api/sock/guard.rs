@@ -69,17 +69,16 @@ impl Sock {
     }
 }
 
-/// A new socket for an incoming connection, not yet handed to its listener: its
-/// connection state and path are set without its lock until
-/// [`StateGuard::queue_embryo`] hands it over.
+/// A new socket for an incoming connection, not yet handed to its listener
+/// ([`StateGuard::queue_embryo`]).
 ///
 /// # Invariants
 ///
-/// Only this value writes the socket's connection state, path, address and peer
-/// credentials (NULL until then). Other tasks reach the
-/// socket only through its netns table entry, whose readers read its address
-/// (atomically) and `sk_state` (`READ_ONCE`), or skip it before reading more (sock_diag
-/// skips a socket without a socket inode, as AF_UNIX's `sk_diag_dump()`).
+/// The protocol sets the socket's connection state, path, address and peer credentials
+/// only through this value (`Unconnected` and NULL until then). Every writer of them
+/// holds the socket's state lock, but the address's, which are atomic; an overwrite
+/// that a protocol bug made would only leak. Other tasks reach the socket only through
+/// its netns table entry.
 pub(crate) struct Embryo(ARef<Sock>, Skb);
 
 impl core::ops::Deref for Embryo {
@@ -163,28 +162,30 @@ impl Embryo {
                 // invariant), is guarded by its state lock (held).
                 unsafe { self.0.path_slot().write(path.into_raw()) };
             }
+            let p = self.0.as_ptr();
+            // SAFETY: Credentials are written under the state lock (held) only, and
+            // these were NULL (only this value writes them before the listener's queue
+            // hands the embryo on); no one reads them before it is accepted
+            // (`SO_PEERCRED` needs its `struct socket`). `__sk_destruct` puts them.
+            unsafe {
+                (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
+                (*p).sk_peer_cred = bindings::afunix_get_current_cred();
+            }
             g.set_conn(Conn::Connected(ARef::from(client)))
         };
         // `Conn::Unconnected` (only this value sets the state): nothing to drop, and no
         // call to the drop glue.
         debug_assert!(matches!(old, Conn::Unconnected));
         core::mem::forget(old);
-        let p = self.0.as_ptr();
-        // SAFETY: Only this value writes the embryo's credentials, still NULL, and no one
-        // reads them before it is accepted (`SO_PEERCRED` needs its `struct socket`);
-        // `__sk_destruct` puts them.
-        unsafe {
-            (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
-            (*p).sk_peer_cred = bindings::afunix_get_current_cred();
-        }
         ConnectedEmbryo(self.0, self.1)
     }
 
     /// Gives the embryo its listener's address (`smp_store_release(&newu->addr, ..)` in
     /// `unix_stream_connect()`).
     pub(crate) fn set_addr(&mut self, addr: ARef<UnixAddress>) {
-        // INVARIANT: The address was NULL, and only this value sets it: a plain release
+        // INVARIANT: The address was NULL (only this value sets it): a plain release
         // store, where `Sock::publish_addr` must exchange (an overwrite would only leak).
+        debug_assert!(!self.0.has_addr());
         self.0
             .addr_slot()
             .store(ARef::into_raw(addr).as_ptr(), Ordering::Release);
@@ -390,9 +391,10 @@ impl StateGuard<'_> {
     pub(crate) fn copy_peercred(&mut self, from: &StateGuard<'_>) {
         let (sk, from) = (self.sk.as_ptr(), from.sk.as_ptr());
         let _g = self.sk.peer_lock();
-        // SAFETY: Both sockets are live; this one's credentials are guarded by
-        // `sk_peer_lock` (held), and `from`'s by its state lock (held). The old ones
-        // are NULL: only a socket that neither listens nor is connected connects.
+        // SAFETY: Both sockets are live; credentials are written under the state lock
+        // and `sk_peer_lock` (both held for this one), so `from`'s are stable under its
+        // state lock (held). The old ones are NULL: only a socket that neither listens
+        // nor is connected connects (else they would leak).
         unsafe {
             (*sk).sk_peer_pid = bindings::afunix_get_pid((*from).sk_peer_pid);
             (*sk).sk_peer_cred = bindings::afunix_get_cred((*from).sk_peer_cred);
@@ -405,13 +407,35 @@ impl StateGuard<'_> {
     pub(crate) fn set_socket_connected(&mut self) {
         let sk = self.sk.as_ptr();
         // SAFETY: `sk_socket` is written only under the state lock (held): by `graft`
-        // and by `orphan`, before the `struct socket` is freed; so it is NULL or live
-        // while the lock is held. The write is `WRITE_ONCE`, as `Socket::set_connected`.
+        // and by `orphan`, which the release trampoline makes sure of before the
+        // `struct socket` is freed (`Sock::orphan_from`); so it is NULL or live while
+        // the lock is held. The write is `WRITE_ONCE`, as `Socket::set_connected`.
         unsafe {
             let s = ptr::addr_of!((*sk).sk_socket).read_volatile();
             if !s.is_null() {
                 ptr::addr_of_mut!((*s).state).write_volatile(bindings::socket_state_SS_CONNECTED);
             }
+        }
+    }
+
+    /// Records the calling task as the socket's credentials (listen, socketpair).
+    pub(crate) fn update_peercred(&mut self) {
+        let p = self.sk.as_ptr();
+        let g = self.sk.peer_lock();
+        // SAFETY: The credentials are written under the state lock (held) and
+        // `sk_peer_lock` (held: the core reads them under it); the old ones' references
+        // move out, to be put after unlocking.
+        let (old_pid, old_cred) = unsafe {
+            let old = ((*p).sk_peer_pid, (*p).sk_peer_cred);
+            (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
+            (*p).sk_peer_cred = bindings::afunix_get_current_cred();
+            old
+        };
+        drop(g);
+        // SAFETY: The references taken from the socket above (NULL is allowed).
+        unsafe {
+            bindings::put_pid(old_pid);
+            bindings::afunix_put_cred(old_cred);
         }
     }
 

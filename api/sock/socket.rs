@@ -200,6 +200,19 @@ impl Socket {
     }
 }
 
+impl Sock {
+    /// Orphans the socket if it still names `sock`, whose release ran: the protocol's
+    /// release orphans it, and `sk_socket` must not outlive the `struct socket`.
+    pub(in crate::api) fn orphan_from(&self, sock: &Socket) {
+        // SAFETY: A field of a live socket, written only under its state lock
+        // (`sock_graft`, `sock_orphan`): read once, as the core's lockless readers do.
+        let s = unsafe { ptr::addr_of!((*self.as_ptr()).sk_socket).read_volatile() };
+        if s == sock.as_ptr() {
+            self.lock().orphan();
+        }
+    }
+}
+
 /// `test_bit(nr, addr)`: one bit of a bitmap, read once (as the inline does, without a
 /// call into C), racing with writers as the C reader does.
 ///

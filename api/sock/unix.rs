@@ -795,26 +795,6 @@ impl Sock {
         unsafe { SpinGuard::lock(ptr::addr_of_mut!((*self.as_ptr()).sk_peer_lock)) }
     }
 
-    /// Records the calling task as the socket's credentials (listen).
-    pub(crate) fn update_peercred(&self) {
-        let p = self.as_ptr();
-        let g = self.peer_lock();
-        // SAFETY: The credentials are guarded by `sk_peer_lock` (held); the old ones'
-        // references move out, to be put after unlocking.
-        let (old_pid, old_cred) = unsafe {
-            let old = ((*p).sk_peer_pid, (*p).sk_peer_cred);
-            (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
-            (*p).sk_peer_cred = bindings::afunix_get_current_cred();
-            old
-        };
-        drop(g);
-        // SAFETY: The references taken from the socket above (NULL is allowed).
-        unsafe {
-            bindings::put_pid(old_pid);
-            bindings::afunix_put_cred(old_cred);
-        }
-    }
-
     /// Drops the path of a pathname socket (on release, out of every table).
     pub(crate) fn release_path(&self) {
         let g = self.lock();

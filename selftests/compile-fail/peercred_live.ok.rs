@@ -4,5 +4,5 @@
 use crate::api::sock::Sock;
 
 pub(crate) fn again(sk: &Sock) {
-    sk.update_peercred();
+    sk.lock().update_peercred();
 }
