@@ -50,7 +50,10 @@ impl Sock {
         let _g = this.lock();
         // SAFETY: `sock` is the new socket of the current accept call, with no `sk` yet
         // (`NewSocket`'s invariant).
-        unsafe { (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED };
+        #[cfg(kline_6_12)]
+        unsafe {
+            (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED
+        };
         // Since 6.16 the flags are the socket's own, copied from the listener at connect.
         #[cfg(kline_7_3)]
         let _ = listener;
@@ -173,10 +176,12 @@ impl Socket {
         self.set_flag(sock_flag::CUSTOM_SOCKOPT);
     }
 
-    /// Sets `sock->state` (`SS_CONNECTED` etc.).
+    /// Sets `sock->state` to `SS_CONNECTED`, as 6.12's AF_UNIX does (7.3's leaves every
+    /// socket `SS_UNCONNECTED`, where `sock_alloc` puts it).
     pub(crate) fn set_connected(&self) {
         // SAFETY: A field of a live socket; `WRITE_ONCE`, as two calls on one socket
         // (connect and accept) may race on it, as in AF_UNIX.
+        #[cfg(kline_6_12)]
         unsafe {
             ptr::addr_of_mut!((*self.0.get()).state)
                 .write_volatile(bindings::socket_state_SS_CONNECTED)
