@@ -33,10 +33,10 @@
 //!    Both without a subclass: lockdep orders them by `afunix_state_lock_cmp_fn`
 //!    (afunix_helpers.c). A connect takes the new embryo's third, under both, at
 //!    lockdep subclass 2 (`sock::Embryo::lock_third`); nothing is taken under it.
-//! 5. Under any of the above, none under another: `sk_peer_lock` (listen, connect;
-//!    nothing under it); a `peer_wait` lock (the relay hooked, a wait for room,
-//!    wakeups; under it the relay wakes its socket's wait queue); the collector's lock
-//!    (an skb with fds freed; the collector takes no state lock).
+//! 5. Under any of the above, none under another: `sk_peer_lock` (listen, connect,
+//!    socketpair; nothing under it); a `peer_wait` lock (the relay hooked, a wait for
+//!    room, wakeups; under it the relay wakes its socket's wait queue); the collector's
+//!    lock (an skb with fds freed; the collector takes no state lock).
 //! 6. The receive-queue lock (`sk_receive_queue.lock`), under any of the above. Two at a
 //!    time only in the collector: a listener's, then one of its embryos'
 //!    ([`sock::Sock::rcvq_lock_embryo`]), both without a subclass: lockdep orders them by
