@@ -183,10 +183,13 @@ impl<T: SocketOps> Adapter<T> {
     unsafe extern "C" fn release(sock: *mut bindings::socket) -> c_int {
         // SAFETY: The core passes a live socket of this family.
         let sock = unsafe { Socket::from_raw(sock) };
-        if let Some(sk) = sock.take_sk() {
-            T::release(&sk);
+        if let Some(sk) = sock.sk() {
+            T::release(sk);
             sk.orphan_from(sock);
         }
+        // `sock->sk = NULL` only after the orphan, as `unix_release()`: a sender that
+        // saw `sk_socket` under the state lock may give the LSM `sk_socket->sk`.
+        drop(sock.take_sk());
         0
     }
 

@@ -74,11 +74,11 @@ impl Sock {
 ///
 /// # Invariants
 ///
-/// The protocol sets the socket's connection state, path, address and peer credentials
-/// only through this value (`Unconnected` and NULL until then). Every writer of them
-/// holds the socket's state lock, but the address's, which are atomic; an overwrite
-/// that a protocol bug made would only leak. Other tasks reach the socket only through
-/// its netns table entry.
+/// The socket's connection state, path, address and peer credentials are `Unconnected`
+/// and NULL until this value sets them: the protocol promises to set an embryo's only
+/// through it. Broken, the promise only leaks: every writer of them holds the state
+/// lock, but the address's, which are atomic. Other tasks reach the socket only
+/// through its netns table entry.
 pub(crate) struct Embryo(ARef<Sock>, Skb);
 
 impl core::ops::Deref for Embryo {
@@ -163,10 +163,11 @@ impl Embryo {
                 unsafe { self.0.path_slot().write(path.into_raw()) };
             }
             let p = self.0.as_ptr();
-            // SAFETY: Credentials are written under the state lock (held) only, and
-            // these were NULL (only this value writes them before the listener's queue
-            // hands the embryo on); no one reads them before it is accepted
-            // (`SO_PEERCRED` needs its `struct socket`). `__sk_destruct` puts them.
+            // SAFETY: Every writer of credentials holds the state lock (held), and every
+            // reader it or `sk_peer_lock`; the readers under `sk_peer_lock` alone (the
+            // core's `SO_PEERCRED`) need a `struct socket`, which the embryo gets only
+            // after the queue hands it on. NULL before (else they would leak);
+            // `__sk_destruct` puts them.
             unsafe {
                 (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());
                 (*p).sk_peer_cred = bindings::afunix_get_current_cred();
@@ -392,9 +393,9 @@ impl StateGuard<'_> {
         let (sk, from) = (self.sk.as_ptr(), from.sk.as_ptr());
         let _g = self.sk.peer_lock();
         // SAFETY: Both sockets are live; credentials are written under the state lock
-        // and `sk_peer_lock` (both held for this one), so `from`'s are stable under its
-        // state lock (held). The old ones are NULL: only a socket that neither listens
-        // nor is connected connects (else they would leak).
+        // (and `sk_peer_lock`, for a socket with a `struct socket`: both held here), so
+        // `from`'s are stable under its state lock (held). The old ones are NULL: only a
+        // socket that neither listens nor is connected connects (else they would leak).
         unsafe {
             (*sk).sk_peer_pid = bindings::afunix_get_pid((*from).sk_peer_pid);
             (*sk).sk_peer_cred = bindings::afunix_get_cred((*from).sk_peer_cred);
@@ -427,7 +428,7 @@ impl StateGuard<'_> {
         let g = self.sk.peer_lock();
         // SAFETY: The credentials are written under the state lock (held) and
         // `sk_peer_lock` (held: the core reads them under it); the old ones' references
-        // move out, to be put after unlocking.
+        // move out, to be put after `sk_peer_lock` (atomic context is fine for both).
         let (old_pid, old_cred) = unsafe {
             let old = ((*p).sk_peer_pid, (*p).sk_peer_cred);
             (*p).sk_peer_pid = bindings::afunix_get_pid(bindings::afunix_current_tgid());

@@ -614,8 +614,9 @@ impl Sock {
     /// embryo). Valid while the socket is not orphaned: `sock_orphan` clears it under
     /// the state lock, and a system call on the socket holds it.
     pub(crate) fn raw_socket(&self) -> *mut bindings::socket {
-        // SAFETY: A read of a pointer field of a live socket.
-        unsafe { (*self.as_ptr()).sk_socket }
+        // SAFETY: A read of a pointer field of a live socket; `READ_ONCE`, as
+        // `sk_set_socket` writes it with `WRITE_ONCE` (a caller may hold no lock).
+        unsafe { ptr::addr_of!((*self.as_ptr()).sk_socket).read_volatile() }
     }
 
     /// `test_bit(nr, &sk->sk_socket->flags)`, false without a `struct socket`.
@@ -669,8 +670,8 @@ impl Sock {
         })
     }
 
-    /// Whether the socket still has its `struct socket` (not orphaned); plain read, as
-    /// AF_UNIX's `/proc` does, under the state lock.
+    /// Whether the socket still has its `struct socket` (not orphaned), read once
+    /// ([`Sock::raw_socket`]).
     pub(crate) fn has_socket(&self) -> bool {
         !self.raw_socket().is_null()
     }
