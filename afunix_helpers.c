@@ -247,19 +247,40 @@ struct wait_queue_head *afunix_sk_sleep(struct sock *sk)
 	return sk_sleep(sk);
 }
 
+/*
+ * sk_set_bit()/sk_clear_bit() for any live sk, not only the caller's own: sk_wq is
+ * NULL once the socket is orphaned, and its socket_wq is freed a grace period later.
+ */
+static void afunix_wq_bit(struct sock *sk, int nr, bool on)
+{
+	struct socket_wq *wq;
+
+	if (!sock_flag(sk, SOCK_FASYNC))
+		return;
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (wq) {
+		if (on)
+			set_bit(nr, &wq->flags);
+		else
+			clear_bit(nr, &wq->flags);
+	}
+	rcu_read_unlock();
+}
+
 void afunix_set_nospace(struct sock *sk)
 {
-	sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+	afunix_wq_bit(sk, SOCKWQ_ASYNC_NOSPACE, true);
 }
 
 void afunix_set_waitdata(struct sock *sk)
 {
-	sk_set_bit(SOCKWQ_ASYNC_WAITDATA, sk);
+	afunix_wq_bit(sk, SOCKWQ_ASYNC_WAITDATA, true);
 }
 
 void afunix_clear_waitdata(struct sock *sk)
 {
-	sk_clear_bit(SOCKWQ_ASYNC_WAITDATA, sk);
+	afunix_wq_bit(sk, SOCKWQ_ASYNC_WAITDATA, false);
 }
 
 /* Under rcu_read_lock(). */

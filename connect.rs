@@ -157,7 +157,7 @@ pub(crate) fn accept(
 
 /// `connect()` of a datagram socket (`unix_dgram_connect()`): sets, changes or (with
 /// `AF_UNSPEC`) drops the default destination.
-pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
+pub(crate) fn dgram_connect(sock: &Socket, sk: &Sock, sun: &SunAddr) -> Result {
     if sun.len() < crate::api::addr::PATH_OFFSET {
         return Err(EINVAL);
     }
@@ -190,7 +190,7 @@ pub(crate) fn dgram_connect(sk: &Sock, sun: &SunAddr) -> Result {
         if other_peer.is_some_and(|p| !core::ptr::eq(p, sk)) {
             return Err(EPERM);
         }
-        lsm::unix_may_send(sk, go.as_ref().unwrap_or(&gs))?;
+        lsm::unix_may_send(sock, go.as_ref().unwrap_or(&gs))?;
         // Both ends are marked connected; the other keeps its own peer, if any.
         if let Some(g) = go.as_mut() {
             if matches!(g.conn(), Conn::Unconnected) {

@@ -125,7 +125,7 @@ pub(crate) fn dgram_sendmsg(sock: &Socket, sk: &Sock, m: &mut Msg, len: usize) -
         }
         // Seqpacket sockets are checked at connect only.
         if sk.kind() != Kind::Seqpacket {
-            lsm::unix_may_send(sk, &g)?;
+            lsm::unix_may_send(sock, &g)?;
         }
         // A receiver not connected back to us takes at most its backlog.
         if !core::ptr::eq(&*o, sk) && !o.peer_is(sk) && o.rcvq_full() {

@@ -127,8 +127,8 @@ pub(crate) struct Dgram;
 #[vtable]
 impl SocketOps for Dgram {
     same_for_every_type!();
-    fn connect(_sock: &Socket, sk: &Sock, sun: &SunAddr, _nonblock: bool) -> Result {
-        connect::dgram_connect(sk, sun)
+    fn connect(sock: &Socket, sk: &Sock, sun: &SunAddr, _nonblock: bool) -> Result {
+        connect::dgram_connect(sock, sk, sun)
     }
     fn poll(sk: &Sock, requested: PollMask) -> PollMask {
         dgram::dgram_poll(sk, requested)

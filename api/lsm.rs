@@ -42,24 +42,21 @@ pub(crate) fn unix_stream_connect(
     })
 }
 
-/// `security_unix_may_send(sk->sk_socket, other->sk_socket)`: may `sk` send to (or
-/// connect a datagram socket to) `other`, whose state lock `other` holds? `EPERM` if
-/// either has lost its `struct socket` (a dead socket; callers check that first).
-pub(crate) fn unix_may_send(sk: &Sock, other: &StateGuard<'_>) -> Result {
+/// `security_unix_may_send(sock, other->sk_socket)`: may the socket `sock` of the
+/// calling system call send to (or connect a datagram socket to) `other`, whose state
+/// lock `other` holds? `EPERM` if `other` has lost its `struct socket` (a dead socket;
+/// callers check that first).
+pub(crate) fn unix_may_send(sock: &Socket, other: &StateGuard<'_>) -> Result {
     let b = other.sock().raw_socket();
-    // `sk`'s `struct socket` under RCU (the caller's own, or not: its close may be
-    // orphaning it); the hook runs under `other`'s state lock already, so it does not
-    // sleep.
-    sk.with_socket_rcu(|a| {
-        let Some(a) = a.filter(|_| !b.is_null()) else {
-            return Err(EPERM);
-        };
-        // SAFETY: `a` is valid under RCU (above); `b` is `other`'s `struct socket`,
-        // held while its state lock is (`sock_orphan` clears it under that lock). The
-        // hook reads `unix_peer(sk)` (it may race with a connect of `sk`, as in
-        // AF_UNIX) and `unix_sk(other)` under the held lock.
-        to_result(unsafe { bindings::afunix_security_unix_may_send(a.as_ptr(), b) })
-    })
+    if b.is_null() {
+        return Err(EPERM);
+    }
+    // SAFETY: `sock` is lent by the system call, so it and its `sk` (which hooks read)
+    // stay; `b` is `other`'s `struct socket`, held while its state lock is
+    // (`sock_orphan` clears it under that lock, before the release trampoline clears
+    // its `sk`). The hook reads `unix_peer(sk)` (it may race with a connect of `sk`,
+    // as in AF_UNIX) and `unix_sk(other)` under the held lock; it does not sleep.
+    to_result(unsafe { bindings::afunix_security_unix_may_send(sock.as_ptr(), b) })
 }
 
 /// `security_unix_find(path, other, flags)` (upstream 7.1): may the caller reach

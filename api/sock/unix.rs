@@ -996,16 +996,16 @@ impl Sock {
 
     /// Sets `SOCKWQ_ASYNC_NOSPACE`.
     pub(crate) fn set_nospace(&self) {
-        // SAFETY: `self` is a live socket.
+        // SAFETY: `self` is a live socket, of this task or another: the helper reaches
+        // its `sk_wq` under RCU and only if set (an orphaned socket has none).
         unsafe { bindings::afunix_set_nospace(self.as_ptr()) };
     }
 
     /// Sets (`waiting`) or clears `SOCKWQ_ASYNC_WAITDATA`: a reader sleeps for data, so
     /// the wakeups that bring it (`SOCK_WAKE_WAITD`) send no `SIGIO`.
     pub(crate) fn set_waitdata(&self, waiting: bool) {
-        // SAFETY: `self` is a live socket. `sk_set_bit`/`sk_clear_bit` touch its
-        // `sk_wq_raw` only with `SOCK_FASYNC` set, which the last `fput`'s
-        // `fasync(-1)` clears before the socket is released.
+        // SAFETY: `self` is a live socket; the helper reaches its `sk_wq` under RCU and
+        // only if set (an orphaned socket has none), as `set_nospace`'s.
         unsafe {
             if waiting {
                 bindings::afunix_set_waitdata(self.as_ptr());
