@@ -48,9 +48,9 @@ impl Sock {
         let this = this.0;
         let sock = sock.0;
         let _g = this.lock();
+        #[cfg(kline_6_12)]
         // SAFETY: `sock` is the new socket of the current accept call, with no `sk` yet
         // (`NewSocket`'s invariant).
-        #[cfg(kline_6_12)]
         unsafe {
             (*sock.0.get()).state = bindings::socket_state_SS_CONNECTED
         };
@@ -179,9 +179,9 @@ impl Socket {
     /// Sets `sock->state` to `SS_CONNECTED`, as 6.12's AF_UNIX does (7.3's leaves every
     /// socket `SS_UNCONNECTED`, where `sock_alloc` puts it).
     pub(crate) fn set_connected(&self) {
+        #[cfg(kline_6_12)]
         // SAFETY: A field of a live socket; `WRITE_ONCE`, as two calls on one socket
         // (connect and accept) may race on it, as in AF_UNIX.
-        #[cfg(kline_6_12)]
         unsafe {
             ptr::addr_of_mut!((*self.0.get()).state)
                 .write_volatile(bindings::socket_state_SS_CONNECTED)
