@@ -408,14 +408,13 @@ impl StateGuard<'_> {
     pub(crate) fn set_socket_connected(&mut self) {
         // 7.3's AF_UNIX leaves `sock->state` alone ([`Socket::set_connected`]).
         #[cfg(kline_6_12)]
-        let sk = self.sk.as_ptr();
+        let s = self.sk.raw_socket();
         #[cfg(kline_6_12)]
         // SAFETY: `sk_socket` is written only under the state lock (held): by `graft`
         // and by `orphan`, which the release trampoline makes sure of before the
         // `struct socket` is freed (`Sock::orphan_from`); so it is NULL or live while
         // the lock is held. The write is `WRITE_ONCE`, as `Socket::set_connected`.
         unsafe {
-            let s = ptr::addr_of!((*sk).sk_socket).read_volatile();
             if !s.is_null() {
                 ptr::addr_of_mut!((*s).state).write_volatile(bindings::socket_state_SS_CONNECTED);
             }

@@ -209,10 +209,8 @@ impl Sock {
     /// Orphans the socket if it still names `sock`, whose release ran: the protocol's
     /// release orphans it, and `sk_socket` must not outlive the `struct socket`.
     pub(in crate::api) fn orphan_from(&self, sock: &Socket) {
-        // SAFETY: A field of a live socket, written only under its state lock
-        // (`sock_graft`, `sock_orphan`): read once, as the core's lockless readers do.
-        let s = unsafe { ptr::addr_of!((*self.as_ptr()).sk_socket).read_volatile() };
-        if s == sock.as_ptr() {
+        // Read once, unlocked: its writers (`sock_graft`, `sock_orphan`) hold the lock.
+        if self.raw_socket() == sock.as_ptr() {
             self.lock().orphan();
         }
     }
