@@ -449,9 +449,9 @@ impl Sock {
     }
 
     /// Publishes the address of an unbound socket (`smp_store_release(&u->addr, ..)`).
-    /// Callers hold the bind lock and saw no address under it, or set up an embryo
-    /// nobody else sees.
-    // Inlined: LLVM left it a call in connect.
+    /// Callers hold the bind lock and saw no address under it (an embryo's is set by
+    /// `Embryo::set_addr`).
+    // Inlined into the bind's rehash, its one caller.
     #[inline(always)]
     pub(crate) fn publish_addr(&self, addr: ARef<UnixAddress>) {
         let new = ARef::into_raw(addr).as_ptr();
