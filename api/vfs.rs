@@ -72,8 +72,12 @@ impl HeldPath {
         };
         // SAFETY: Valid (safety requirements).
         let p = unsafe { path.replace(empty) };
-        // INVARIANT: The references move from `*path` (safety requirements).
-        (!p.dentry.is_null()).then_some(HeldPath(p))
+        if p.dentry.is_null() {
+            return None;
+        }
+        // INVARIANT: The references move from `*path` (safety requirements). (Not
+        // `then_some`, which would build and drop an empty `HeldPath`: a `path_put`.)
+        Some(HeldPath(p))
     }
 
     /// Resolves `name` with the caller's cwd and root, following links

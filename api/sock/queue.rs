@@ -257,8 +257,13 @@ impl Sock {
     pub(crate) fn try_io_lock(&self) -> Option<IoGuard<'_>> {
         // SAFETY: `self` is a live socket of this family (type invariant).
         let locked = unsafe { bindings::afunix_mutex_trylock(self.iolock_ptr()) } != 0;
-        // INVARIANT: Taken if `locked`.
-        locked.then_some(IoGuard {
+        // Not `then_some`: its argument is built either way, and a guard built for a
+        // lock not taken would unlock the holder's on drop.
+        if !locked {
+            return None;
+        }
+        // INVARIANT: Just taken.
+        Some(IoGuard {
             sk: self,
             _not_send: PhantomData,
         })
