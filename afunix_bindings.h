@@ -65,6 +65,7 @@ enum {
 	AFUNIX_ENOIOCTLCMD = ENOIOCTLCMD,
 	/* The bit of sk_flags that sock.rs tests itself (sock_flag() is an inline). */
 	AFUNIX_SOCK_DEAD = SOCK_DEAD,
+	AFUNIX_SOCK_RCU_FREE = SOCK_RCU_FREE,
 	AFUNIX_SOCK_RCVTSTAMP = SOCK_RCVTSTAMP,
 	AFUNIX_SOCK_SELECT_ERR_QUEUE = SOCK_SELECT_ERR_QUEUE,
 	AFUNIX_TASK_FREEZABLE = TASK_FREEZABLE,
@@ -260,7 +261,6 @@ void afunix_hlist_del_init_rcu(struct hlist_node *n);
 void afunix_hlist_del_rcu(struct hlist_node *n);
 void afunix___sock_put(struct sock *sk);
 bool afunix_sock_hold_not_zero(struct sock *sk);
-void afunix_sock_set_rcu_free(struct sock *sk);
 void afunix_set_bit(long nr, unsigned long *addr);
 void afunix_cond_resched(void);
 struct inode *afunix_sock_inode(struct socket *sock);

@@ -495,12 +495,6 @@ AFUNIX_HOT bool afunix_sock_hold_not_zero(struct sock *sk)
 	return refcount_inc_not_zero(&sk->sk_refcnt);
 }
 
-/* sock_set_flag() is an inline: sockets are freed a grace period after the last put. */
-void afunix_sock_set_rcu_free(struct sock *sk)
-{
-	sock_set_flag(sk, SOCK_RCU_FREE);
-}
-
 /* net_generic() is an inline; afunix_net_id is afunix_glue.c's. */
 AFUNIX_HOT void *afunix_net_state(struct net *net)
 {

@@ -32,10 +32,10 @@
 //! ([`NetTable::find_abstract`], [`find_by_inode`]): they walk a chain under
 //! `rcu_read_lock()` and take a reference with `refcount_inc_not_zero`. That holds
 //! because every link and unlink is an `_rcu` list operation (an unlinked node keeps its
-//! `next`, so a walker on it goes on), and a socket of this family is freed a grace
-//! period after its last reference goes (`SOCK_RCU_FREE`, set at creation), with its
-//! address. A bound socket's name and inode never change and a socket leaves the
-//! tables only at release, so a socket found with the name is the one bound to it (or,
+//! `next`, so a walker on it goes on), and a socket linked into a striped table is freed
+//! a grace period after its last reference goes (`SOCK_RCU_FREE`), with its address. A
+//! bound socket's name and inode never change and a socket leaves the tables only at
+//! release, so a socket found with the name is the one bound to it (or,
 //! if it is being released, one the caller sees dead, as after a locked lookup). A
 //! resize moves sockets between chains under each stripe's lock, which a walker can
 //! follow into the wrong chain: each stripe has a sequence count, odd while its
@@ -535,6 +535,21 @@ impl<'a> TableRef<'a> {
             t: self,
             lo: (lo, lo_g),
             hi: hi_g,
+        }
+    }
+
+    /// Unlinks `sk` from the bucket it is in (its release), and frees its name in the
+    /// autobind map if it has one of that form.
+    pub(crate) fn remove(self, sk: &Sock) {
+        let b = Bucket::of(sk);
+        if b.is_abstract() {
+            // Its own bucket is locked: this cannot fail.
+            let _ = self.lock(b).remove(sk);
+            return;
+        }
+        // Unbound or a pathname: one chain of the lower half, no autobind name.
+        if let BucketGuard::Lower(mut g) = self.0.get().lock_bucket(b, false) {
+            g.del(sk);
         }
     }
 

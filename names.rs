@@ -167,11 +167,6 @@ pub(crate) fn insert_unbound(sk: &Sock) {
 
 /// Takes `sk` out of every table (at release).
 pub(crate) fn remove(sk: &Sock) {
-    {
-        let table = sk.table();
-        let mut g = table.lock(Bucket::of(sk));
-        // The socket's own bucket is locked: this cannot fail.
-        let _ = g.remove(sk);
-    }
+    sk.table().remove(sk);
     hash::bsd_remove(sk);
 }

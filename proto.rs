@@ -114,14 +114,13 @@ pub(crate) fn release(sk: ARef<Sock>) {
 
 pub(crate) fn release_sock(sk: &Sock, embryo: bool) {
     names::remove(sk);
-    let peer = {
+    let (peer, path) = {
         let mut g = sk.lock();
         g.orphan();
         g.add_shutdown(Shutdown::BOTH);
-        g.set_conn(Conn::Unconnected).into_peer()
+        let peer = g.set_conn(Conn::Unconnected).into_peer();
+        (peer, g.take_path())
     };
-    sk.clear_oob();
-
     wakeup::wake_all_peer_wait(sk);
 
     if let Some(peer) = peer {
@@ -143,9 +142,10 @@ pub(crate) fn release_sock(sk: &Sock, embryo: bool) {
         // drops here: it may now die.
     }
 
-    // Throw out the buffers; a listener's queue holds embryos, released with it.
+    // Throw out the buffers, and the out-of-band mark with them; a listener's queue
+    // holds embryos, released with it.
     sk.io_lock().purge_rcvq(|e| release_sock(&e, true));
-    sk.release_path();
+    drop(path);
     // Fds in flight may now be part of a cycle no one can receive.
     gc::on_release();
 }

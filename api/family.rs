@@ -140,10 +140,10 @@ impl<F: FamilyOps> Adapter<F> {
     /// # Safety
     ///
     /// Only called by `__sk_destruct`, for a socket of this family whose last
-    /// reference went a grace period ago.
+    /// reference went (a grace period ago if it was `SOCK_RCU_FREE`).
     unsafe extern "C" fn destruct(sk: *mut bindings::sock) {
         // SAFETY: The core passes a socket of this family whose refcount dropped to zero
-        // (a grace period ago); it is valid until this hook returns.
+        // (maybe a grace period ago); it is valid until this hook returns.
         let s = unsafe { Sock::from_raw(sk) };
         // SAFETY: This is `sk_destruct`.
         unsafe { s.destruct() };

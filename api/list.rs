@@ -5,9 +5,10 @@
 //!
 //! A chain is written only through the guard of the lock that protects it, with the
 //! `_rcu` list operations, and read under that lock or under `rcu_read_lock()`. A socket
-//! of this family is freed a grace period after its last reference goes
-//! (`SOCK_RCU_FREE`), so a walker under RCU reaches only allocated sockets, maybe
-//! unlinked or dying ([`RcuSock`]).
+//! linked into a [`Stripes`] chain (the ones walked under RCU) is freed a grace period
+//! after its last reference goes (`SOCK_RCU_FREE`, which [`StripeGuard::add`] makes sure
+//! its release keeps: [`Sock::mark_rcu_linked`]), so a walker under RCU reaches only
+//! allocated sockets, maybe unlinked or dying ([`RcuSock`]).
 //!
 //! Two shapes: a [`ChainLock`] (one chain and its lock: the lower half of a netns table),
 //! and [`Stripes`] (`N` lock stripes over `2^bits` [`Chains`], chain `i` under stripe
@@ -95,9 +96,10 @@ impl Link {
 /// The list holds live sockets of this family, linked by the [`Link`] of the structure
 /// that holds the chain (with [`Link::Node`], each with a reference owned by the
 /// chain). It is written only under the lock that protects it (its [`ChainLock`]'s, or
-/// its stripe's), with the `_rcu` list operations, and read under that lock or under
-/// `rcu_read_lock()`: a socket unlinked from it stays allocated until a grace period
-/// after its last reference goes (`SOCK_RCU_FREE`).
+/// its stripe's), with the `_rcu` list operations, and read under that lock or, a chain
+/// of a [`Stripes`], under `rcu_read_lock()`: a socket linked there stays allocated
+/// until a grace period after its last reference goes (`SOCK_RCU_FREE`, kept by
+/// [`Sock::mark_rcu_linked`]).
 #[repr(transparent)]
 pub(crate) struct Chain(Opaque<bindings::hlist_head>);
 
@@ -721,6 +723,9 @@ impl<const N: usize> StripeGuard<'_, N> {
     /// chains hold them); `EINVAL` if it is linked by the stripes' node already.
     pub(crate) fn add(&mut self, k: u32, sk: &Sock) -> Result {
         let chain = self.chain_of(k).ok_or(EINVAL)?;
+        // Lookups walk these chains without the lock: `sk` must outlive its last
+        // reference by a grace period.
+        sk.mark_rcu_linked()?;
         // SAFETY: The chain is of this stripe, whose lock is held; linked by `link`.
         unsafe { chain.add(sk, self.link) }
     }

@@ -186,6 +186,9 @@ impl<T: SocketOps> Adapter<T> {
         if let Some(sk) = sock.sk() {
             T::release(sk);
             sk.orphan_from(sock);
+            // Freed at its last reference, as AF_UNIX's, if no lookup can reach it
+            // without a lock.
+            sk.release_rcu();
         }
         // `sock->sk = NULL` only after the orphan, as `unix_release()`: a sender that
         // saw `sk_socket` under the state lock may give the LSM `sk_socket->sk`.

@@ -241,8 +241,8 @@ impl Sock {
     pub(crate) fn wq_rcu<'a>(&'a self, _rcu: &'a RcuReadGuard) -> Option<&'a WaitQueueHead> {
         // SAFETY: `self` is live. A socket's `sk_wq` is its `struct socket`'s queue, freed
         // with the socket inode a grace period after the socket's release, or (an
-        // embryo) its own `peer_wq`, freed with it a grace period after its last
-        // reference: either stays while the RCU read lock (`_rcu`) is held.
+        // embryo) its own `peer_wq`, part of the socket that `self` keeps alive: either
+        // stays while the RCU read lock (`_rcu`) is held.
         unsafe {
             let wq = bindings::afunix_sk_wq(self.as_ptr());
             if wq.is_null() {

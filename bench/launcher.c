@@ -31,6 +31,7 @@ int main(int argc, char **argv)
 		int fam = family_of(argv[3]);
 
 		n = atol(argv[4]);
+		bench_mark();
 		t0 = now_ns();
 		for (i = 0; i < n; i++) {
 			int fd = socket(fam, SOCK_STREAM, 0);
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 			close(fd);
 		}
 		t1 = now_ns();
+		bench_mark();
 		printf("{\"bench\": \"launcher-socket\", \"label\": \"%s\", \"n\": %ld, "
 		       "\"ns_per_call\": %.1f}\n", label, n, (double)(t1 - t0) / n);
 	} else if (!strcmp(what, "syscall")) {

@@ -442,6 +442,15 @@ impl StateGuard<'_> {
         }
     }
 
+    /// Takes the path of a pathname socket (or of one accepted from it) out of it, at
+    /// its release: the references go with the [`HeldPath`], to drop once unlocked
+    /// (`path_put` may sleep).
+    pub(crate) fn take_path(&mut self) -> Option<HeldPath> {
+        // SAFETY: `path` is guarded by the state lock (held); its references move out
+        // of the socket, which is left without a path.
+        unsafe { HeldPath::take(self.sk.path_slot()) }
+    }
+
     /// `sock_orphan()`: detaches the socket from its `struct socket` and marks it dead.
     pub(crate) fn orphan(&mut self) {
         // SAFETY: The socket is live; AF_UNIX orphans under the state lock too.

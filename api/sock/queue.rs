@@ -180,12 +180,6 @@ impl Sock {
         }
     }
 
-    /// Forgets the out-of-band mark (release, before the queue is purged).
-    pub(crate) fn clear_oob(&self) {
-        let _q = self.rcvq_lock();
-        self.oob_slot().store(ptr::null_mut(), Ordering::Relaxed);
-    }
-
     /// `scm_fds:` of fdinfo: fds queued and not received yet.
     pub(in crate::api) fn nr_fds(&self) -> &core::sync::atomic::AtomicU32 {
         // SAFETY: A field of a live socket, only accessed atomically.
@@ -214,9 +208,9 @@ impl Sock {
         n
     }
 
-    /// [`IoGuard::purge_rcvq`] for `sk_destruct`, which runs a grace period after the last
-    /// reference went (`SOCK_RCU_FREE`), in an RCU callback (softirq): without the
-    /// queue's lock, which is taken with softirqs on everywhere else.
+    /// [`IoGuard::purge_rcvq`] for `sk_destruct`, which runs after the last reference
+    /// went (a grace period after, in an RCU callback, for a socket that was linked where
+    /// RCU walkers go): without the queue's lock, as no one else can reach the queue.
     ///
     /// # Safety
     ///

@@ -63,6 +63,10 @@ pub(crate) struct UnixSock {
     /// The addresses the socket returns say `AF_UNIX` ([`Sock::as_unix`]): set before
     /// anyone else sees it (at creation, or an embryo's at accept), then only read.
     as_unix: AtomicBool,
+    /// [`RCU_LINKED`] once the socket was linked where lock-free walkers go,
+    /// [`RCU_RELEASED`] once its release decided its free (only ever set, as one atomic:
+    /// whichever of the two came second sees the other).
+    rcu: AtomicU8,
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
@@ -92,6 +96,12 @@ const _: () = {
     assert!(size_of::<bindings::sk_buff>() == bindings::AFUNIX_SK_BUFF_SIZE as usize);
     assert!(size_of::<bindings::socket>() == bindings::AFUNIX_SOCKET_SIZE as usize);
 };
+
+/// [`UnixSock::rcu`]: linked into a chain that lookups walk under RCU
+/// ([`Sock::mark_rcu_linked`]).
+const RCU_LINKED: u8 = 1;
+/// [`UnixSock::rcu`]: released ([`Sock::release_rcu`]).
+const RCU_RELEASED: u8 = 2;
 
 /// The connection state of a socket: AF_UNIX's `sk_state` with `unix_peer()`, held
 /// under the state lock ([`StateGuard`]). `sk_state` is written with it, for the core
@@ -190,8 +200,9 @@ impl Sock {
     #[cold]
     #[inline(never)]
     unsafe fn last_put(sk: *mut bindings::sock) {
-        // SAFETY: The memory stays until `sk_free` (a grace period more:
-        // `SOCK_RCU_FREE`), and no one can take a new reference (safety requirements);
+        // SAFETY: The memory stays until `sk_free` (a grace period more if it was
+        // linked where RCU walkers go), and no one can take a new reference (safety
+        // requirements);
         // the `&Sock` formed here is the type invariant's `last_put` exception, used
         // before `sk_free` only.
         unsafe {
@@ -341,9 +352,11 @@ impl Sock {
         // initialiser runs once, before any use of what it initialises. The last three
         // stores are `init_waitqueue_func_entry(&u->peer_wake, relay)`.
         unsafe {
-            // Freed a grace period after the last reference goes: lookups walk the
-            // tables under RCU (`hash.rs`).
-            bindings::afunix_sock_set_rcu_free(sk);
+            // Freed a grace period after the last reference goes, as lookups walk the
+            // tables under RCU (`hash.rs`), unless its release finds it was never
+            // linked there (`Sock::release_rcu`). `sock_set_flag`: no one else sees it.
+            let flags = sk.byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize);
+            *flags.cast::<c_ulong>() |= 1 << bindings::AFUNIX_SOCK_RCU_FREE;
             bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).unix.lock));
             bindings::afunix_init_rcvq_lock(sk);
             (*u).unix.peer = ptr::null_mut();
@@ -351,6 +364,7 @@ impl Sock {
             ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(0));
             ptr::addr_of_mut!((*u).counted_out).write(AtomicBool::new(false));
             ptr::addr_of_mut!((*u).as_unix).write(AtomicBool::new(false));
+            ptr::addr_of_mut!((*u).rcu).write(AtomicU8::new(0));
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
             bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
             bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
@@ -431,8 +445,8 @@ impl Sock {
     pub(crate) fn addr_ref(&self) -> Option<&Address> {
         let p = self.addr_slot().load(Ordering::Acquire);
         // SAFETY: A non-NULL `addr` came from `ARef::into_raw` in `publish_addr` and is
-        // given back only in `destruct_addr`, when no `&Sock` is left (a grace period
-        // after the last reference: lock-free lookups are over).
+        // given back only in `destruct_addr`, when no `&Sock` is left (and, for a socket
+        // lookups walk to without a lock, a grace period after: they are over).
         unsafe { p.as_ref() }.map(|a| &**a)
     }
 
@@ -476,8 +490,8 @@ impl Sock {
     ///
     /// Only from `sk_destruct` (see [`Sock::destruct_addr`]).
     pub(crate) unsafe fn destruct(&self) {
-        // In an RCU callback (softirq): an embryo would need the protocol's release
-        // (table locks, `path_put`): not here.
+        // In an RCU callback (softirq), or wherever the last reference went: an embryo
+        // would need the protocol's release (table locks, `path_put`): not here.
         // SAFETY: This is `sk_destruct`: the last reference is gone.
         unsafe {
             self.purge_rcvq_destruct(|e| {
@@ -525,8 +539,9 @@ impl Sock {
     ///
     /// Only from `sk_destruct`: the socket has left every table (each held a
     /// reference) and no skb charged to it is left (the core runs the destructor
-    /// after the last one), and a grace period passed since the last reference went
-    /// (`SOCK_RCU_FREE`: no RCU walker's `RcuSock::name` is left), so no
+    /// after the last one), and no RCU walker's `RcuSock::name` is left (a grace period
+    /// passed since the last reference of a socket ever linked where they walk:
+    /// `SOCK_RCU_FREE`, [`Sock::mark_rcu_linked`]), so no
     /// `addr_ref`/`sender_addr` borrow can exist.
     pub(super) unsafe fn destruct_addr(&self) {
         let p = self.addr_slot().swap(ptr::null_mut(), Ordering::Acquire);
@@ -796,16 +811,6 @@ impl Sock {
         unsafe { SpinGuard::lock(ptr::addr_of_mut!((*self.as_ptr()).sk_peer_lock)) }
     }
 
-    /// Drops the path of a pathname socket (on release, out of every table).
-    pub(crate) fn release_path(&self) {
-        let g = self.lock();
-        // SAFETY: `path` is guarded by the state lock (held); its references move out
-        // of the socket, which is left without a path.
-        let path = unsafe { HeldPath::take(self.path_slot()) };
-        drop(g);
-        drop(path);
-    }
-
     /// Wakes one task waiting on `peer_wait` (a connect waiting for backlog room).
     pub(crate) fn wake_peer_wait_one(&self) {
         // SAFETY: `peer_wait` of a live socket of this family.
@@ -888,6 +893,44 @@ impl Sock {
                 .byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize);
             test_bit(nr, flags.cast())
         }
+    }
+
+    fn rcu_state(&self) -> &AtomicU8 {
+        // SAFETY: `self` is a live socket of this family, a `UnixSock`; the field is
+        // only accessed atomically.
+        unsafe { &(*self.unix()).rcu }
+    }
+
+    /// Before a link into a chain that lookups walk under RCU ([`crate::api::list`]):
+    /// the socket then stays allocated a grace period past its last reference
+    /// (`SOCK_RCU_FREE`). `EINVAL` if its release made it freed at once.
+    pub(in crate::api) fn mark_rcu_linked(&self) -> Result {
+        if self.rcu_state().fetch_or(RCU_LINKED, Ordering::Relaxed) & RCU_RELEASED != 0 {
+            return Err(kernel::error::code::EINVAL);
+        }
+        Ok(())
+    }
+
+    /// At release: a socket never linked where lookups walk under RCU is freed at its
+    /// last reference, as AF_UNIX's always are (`sock_reset_flag(sk, SOCK_RCU_FREE)`):
+    /// no RCU callback, and its slab object is reused warm. A link from now on fails.
+    /// (An embryo never accepted has no release of its own and keeps the flag.)
+    pub(in crate::api) fn release_rcu(&self) {
+        if self.rcu_state().fetch_or(RCU_RELEASED, Ordering::Relaxed) & RCU_LINKED != 0 {
+            return;
+        }
+        // SAFETY: `sk_flags` (at its offset) of a live socket, an aligned `unsigned
+        // long`. Its other writers (`sock_set_flag` in `setsockopt`, `sock_orphan`) need
+        // the socket's file or run in its release, which is this thread's: the
+        // atomic clear races with none of them.
+        let flags = unsafe {
+            AtomicUsize::from_ptr(
+                self.as_ptr()
+                    .byte_add(bindings::AFUNIX_SK_FLAGS_OFFSET as usize)
+                    .cast(),
+            )
+        };
+        flags.fetch_and(!(1 << bindings::AFUNIX_SOCK_RCU_FREE), Ordering::Relaxed);
     }
 
     /// `sock_flag(sk, SOCK_DEAD)`: the socket was released.
