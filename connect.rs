@@ -13,7 +13,8 @@ use crate::api::error::{ECONNREFUSED, ECONNRESET, EISCONN, EOPNOTSUPP};
 use crate::api::lsm;
 
 use crate::api::sock::{
-    Conn, ConnectedEmbryo, Embryo, NewSocket, Shutdown, SkState, Sock, Socket, StateGuard,
+    Conn, ConnState, ConnectedEmbryo, Embryo, NewSocket, Shutdown, SkState, Sock, Socket,
+    StateGuard,
 };
 
 use crate::api::task::{intr_errno, signal_pending};
@@ -166,7 +167,7 @@ pub(crate) fn dgram_connect(sock: &Socket, sk: &Sock, sun: &SunAddr) -> Result {
         let old = {
             let mut g = sk.lock();
             match g.conn() {
-                Conn::Connected(_) => g.set_conn(Conn::Unconnected).into_peer(),
+                ConnState::Connected => g.set_conn(Conn::Unconnected).into_peer(),
                 _ => None,
             }
         };
@@ -193,7 +194,7 @@ pub(crate) fn dgram_connect(sock: &Socket, sk: &Sock, sun: &SunAddr) -> Result {
         lsm::unix_may_send(sock, go.as_ref().unwrap_or(&gs))?;
         // Both ends are marked connected; the other keeps its own peer, if any.
         if let Some(g) = go.as_mut() {
-            if matches!(g.conn(), Conn::Unconnected) {
+            if g.conn() == ConnState::Unconnected {
                 g.set_conn(Conn::Target);
             }
         }
@@ -229,7 +230,7 @@ pub(crate) fn dgram_disconnected(sk: &Sock, other: &Sock) {
         }
     }
     let mut g = other.lock();
-    if matches!(g.conn(), Conn::Target) {
+    if g.conn() == ConnState::Target {
         g.set_conn(Conn::Unconnected);
     }
 }

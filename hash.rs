@@ -728,8 +728,8 @@ impl<'a> Locked<'a> {
 }
 
 /// The global pathname table, keyed by inode ([`keys::inode_key`]), linked by `sk_bind_node`: a
-/// socket is in it from its pathname bind to its release. It does not hold references
-/// (the socket's netns table does). Its chains resize as the abstract half's do.
+/// socket is in it from its pathname bind to its release, with a reference. Its chains
+/// resize as the abstract half's do.
 #[pin_data]
 pub(crate) struct BsdTable {
     #[pin]

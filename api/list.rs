@@ -34,6 +34,7 @@ use crate::api::kline::{init_array_from_fn, pin_init_array_from_fn, PinInit};
 use crate::api::sock::Sock;
 use crate::api::sync::{synchronize_rcu, Guard, RcuReadGuard, SpinLock};
 use crate::api::task::cond_resched;
+use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, Ordering};
@@ -58,10 +59,9 @@ pub(crate) const BSD_LOCK: LockClass = LockClass(bindings::afunix_bsd_lock_init)
 /// The `hlist_node` of `struct sock` that links a socket into the chains of a table.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Link {
-    /// `sk_node`: the chain holds a reference to each socket (`sk_add_node_rcu`).
+    /// `sk_node` (`sk_add_node_rcu`).
     Node,
-    /// `sk_bind_node`: the chain holds no reference. A socket is linked so only while
-    /// it is also in a netns table (bound, until release unlinks it from both).
+    /// `sk_bind_node`.
     BindNode,
 }
 
@@ -80,22 +80,24 @@ impl Link {
         unsafe { sk.as_ptr().byte_add(self.offset()).cast() }
     }
 
-    /// Whether `sk` is linked by this node (`hlist_unhashed` is false): a node is
-    /// zeroed at allocation and unlinked with `hlist_del_init_rcu`.
-    fn is_linked(self, sk: &Sock) -> bool {
-        // SAFETY: The node of a live socket; its `pprev` changes only under the lock of
-        // its chain, which the callers hold when it matters.
-        !unsafe { ptr::addr_of!((*self.node(sk)).pprev).read_volatile() }.is_null()
+    /// The lock `sk` is linked under by this node, NULL if none ([`Sock::chained`]).
+    fn owner(self, sk: &Sock) -> &AtomicPtr<c_void> {
+        sk.chained(self == Link::BindNode)
     }
 }
+
+/// The identity of a chain lock ([`Sock::chained`]): the address of what it guards.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Owner(*mut c_void);
 
 /// A chain: a C `hlist_head` of sockets.
 ///
 /// # Invariants
 ///
 /// The list holds live sockets of this family, linked by the [`Link`] of the structure
-/// that holds the chain (with [`Link::Node`], each with a reference owned by the
-/// chain). It is written only under the lock that protects it (its [`ChainLock`]'s, or
+/// that holds the chain, each with a reference owned by the chain, and each recording
+/// the lock that protects the chain as its node's owner ([`Sock::chained`]). It is
+/// written only under the lock that protects it (its [`ChainLock`]'s, or
 /// its stripe's), with the `_rcu` list operations, and read under that lock or, a chain
 /// of a [`Stripes`], under `rcu_read_lock()`: a socket linked there stays allocated
 /// until a grace period after its last reference goes (`SOCK_RCU_FREE`, kept by
@@ -128,47 +130,60 @@ impl Chain {
         unsafe { ptr::addr_of!((*self.as_ptr()).first).read_volatile() }
     }
 
-    /// Links `sk` by `link`: with [`Link::Node`] the chain takes a reference
-    /// (`sk_add_node_rcu`). `EINVAL` if `sk` is linked by that node already.
+    /// Links `sk` by `link`, with a reference the chain holds. `EINVAL` if `sk` is
+    /// linked by that node already, in any chain.
     ///
     /// # Safety
     ///
-    /// The chain's lock is held, and `link` is the chain's.
-    unsafe fn add(&self, sk: &Sock, link: Link) -> Result {
-        if link.is_linked(sk) {
-            return Err(EINVAL);
-        }
-        // SAFETY: The chain is locked; `sk` is live and not linked by this node.
+    /// The chain's lock, whose identity is `owner`, is held, and `link` is the chain's.
+    unsafe fn add(&self, sk: &Sock, link: Link, owner: Owner) -> Result {
+        // Claimed first: of two links of one node under two locks, one fails here.
+        // Acquire: the unlink that freed the node came before.
+        link.owner(sk)
+            .compare_exchange(
+                ptr::null_mut(),
+                owner.0,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            )
+            .map_err(|_| EINVAL)?;
+        // SAFETY: The chain is locked; `sk` is live and its node is in no chain (it was
+        // unowned), and now ours.
         unsafe {
             match link {
                 Link::Node => bindings::afunix_sk_add_node_rcu(sk.as_ptr(), self.as_ptr()),
-                Link::BindNode => bindings::afunix_hlist_add_head_rcu(link.node(sk), self.as_ptr()),
+                Link::BindNode => {
+                    bindings::afunix_sock_hold(sk.as_ptr());
+                    bindings::afunix_hlist_add_head_rcu(link.node(sk), self.as_ptr())
+                }
             }
         }
         Ok(())
     }
 
-    /// Unlinks `sk`'s node `link` (with [`Link::Node`], drops the chain's reference,
-    /// `sk_del_node_init`); false if it was not linked. `hlist_del_init_rcu`: the node
-    /// keeps its `next` for walkers on it.
+    /// Unlinks `sk`'s node `link` and drops the chain's reference (`sk_del_node_init`);
+    /// false if it is not linked in a chain of the lock `owner`. `hlist_del_init_rcu`:
+    /// the node keeps its `next` for walkers on it.
     ///
     /// # Safety
     ///
-    /// `sk` is linked in this chain or in none; its lock is held and `link` is its.
-    unsafe fn del(sk: &Sock, link: Link) -> bool {
-        if !link.is_linked(sk) {
+    /// The lock whose identity is `owner` is held.
+    unsafe fn del(sk: &Sock, link: Link, owner: Owner) -> bool {
+        let slot = link.owner(sk);
+        // Set to `owner` and cleared only under that lock, which is held: stable.
+        if slot.load(Ordering::Relaxed) != owner.0 {
             return false;
         }
-        // SAFETY: Linked in this locked chain (safety requirements). The chain's
-        // reference is not the last one: `&Sock` is a live socket, and the callers hold
-        // a reference of their own (a `__sock_put` that reached zero would leak the
+        // SAFETY: Linked in a chain of this held lock (its owner). The chain's reference
+        // is not the last one: `&Sock` is a live socket, and the callers hold a
+        // reference of their own (a `__sock_put` that reached zero would leak the
         // socket, not free it).
         unsafe {
             bindings::afunix_hlist_del_init_rcu(link.node(sk));
-            if link == Link::Node {
-                bindings::afunix___sock_put(sk.as_ptr());
-            }
+            bindings::afunix___sock_put(sk.as_ptr());
         }
+        // Release: a link under another lock comes after the unlink.
+        slot.store(ptr::null_mut(), Ordering::Release);
         true
     }
 
@@ -400,20 +415,25 @@ impl ChainLock {
 pub(crate) struct ChainGuard<'a>(Guard<'a, Chain>);
 
 impl ChainGuard<'_> {
-    /// Links `sk` (the chain takes a reference); `EINVAL` if it is linked already.
-    pub(crate) fn add(&mut self, sk: &Sock) -> Result {
-        // SAFETY: The lock is held; the chain is linked by `sk_node`.
-        unsafe { self.0.add(sk, Link::Node) }
+    fn owner(&self) -> Owner {
+        Owner(ptr::from_ref::<Chain>(&*self.0).cast_mut().cast())
     }
 
-    /// Unlinks `sk` and drops the chain's reference; false if it was not linked.
-    ///
-    /// `sk` is in this chain or in none: the table finds a socket's chain from the
-    /// bucket it recorded in the socket at the link (`sk_hash`).
+    /// Links `sk` (the chain takes a reference); `EINVAL` if it is linked already, or
+    /// was ever linked where walkers go without a lock: they may still be on its node,
+    /// and would follow it here, to sockets freed without a grace period.
+    pub(crate) fn add(&mut self, sk: &Sock) -> Result {
+        if sk.rcu_linked() {
+            return Err(EINVAL);
+        }
+        // SAFETY: The lock, `owner()`, is held; the chain is linked by `sk_node`.
+        unsafe { self.0.add(sk, Link::Node, self.owner()) }
+    }
+
+    /// Unlinks `sk` and drops the chain's reference; false if it is not in this chain.
     pub(crate) fn del(&mut self, sk: &Sock) -> bool {
-        // SAFETY: The lock is held; `sk` is in this chain or in none (above), and the
-        // caller's `&Sock` is a reference of its own besides the chain's.
-        unsafe { Chain::del(sk, Link::Node) }
+        // SAFETY: The lock, `owner()`, is held.
+        unsafe { Chain::del(sk, Link::Node, self.owner()) }
     }
 }
 
@@ -719,28 +739,28 @@ impl<const N: usize> StripeGuard<'_, N> {
         rust_afunix_find_socket_byname(self.chain_of(h)?, h, name)
     }
 
-    /// Links `sk`, whose key is `k`, into the chain of `k` (with a reference if the
-    /// chains hold them); `EINVAL` if it is linked by the stripes' node already.
+    /// The stripe lock's identity: a resize keeps each socket in its stripe.
+    fn owner(&self) -> Owner {
+        Owner(ptr::from_ref::<Stripe>(&*self.g).cast_mut().cast())
+    }
+
+    /// Links `sk`, whose key is `k`, into the chain of `k`, with a reference; `EINVAL`
+    /// if it is linked by the stripes' node already.
     pub(crate) fn add(&mut self, k: u32, sk: &Sock) -> Result {
         let chain = self.chain_of(k).ok_or(EINVAL)?;
         // Lookups walk these chains without the lock: `sk` must outlive its last
         // reference by a grace period.
         sk.mark_rcu_linked()?;
-        // SAFETY: The chain is of this stripe, whose lock is held; linked by `link`.
-        unsafe { chain.add(sk, self.link) }
+        // SAFETY: The chain is of this stripe, whose lock (`owner()`) is held; linked by
+        // `link`.
+        unsafe { chain.add(sk, self.link, self.owner()) }
     }
 
-    /// Unlinks `sk` (dropping the chain's reference if it holds one); false if it was
-    /// not linked.
-    ///
-    /// `sk` is in a chain of this stripe or in none: the table finds a socket's stripe
-    /// from the key (or bucket) it recorded in the socket at the link, and a resize
-    /// keeps each socket in its stripe.
+    /// Unlinks `sk` and drops the chain's reference; false if it is not in a chain of
+    /// this stripe.
     pub(crate) fn del(&mut self, sk: &Sock) -> bool {
-        // SAFETY: The stripe's lock is held, for all its chains; `sk` is in one of them or
-        // in none (above); linked by `link`; the caller's `&Sock` is a reference of its
-        // own.
-        unsafe { Chain::del(sk, self.link) }
+        // SAFETY: The stripe's lock, `owner()`, is held, for all its chains.
+        unsafe { Chain::del(sk, self.link, self.owner()) }
     }
 }
 

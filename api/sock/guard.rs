@@ -230,15 +230,16 @@ pub(crate) struct StateGuard<'a> {
 
 impl StateGuard<'_> {
     /// The connection state.
-    pub(crate) fn conn(&self) -> &Conn {
-        // SAFETY: `conn` is guarded by the state lock (held, type invariant); it is
-        // changed only through `&mut self` (`set_conn`).
-        unsafe { &*self.sk.conn_cell().get() }
+    pub(crate) fn conn(&self) -> ConnState {
+        // SAFETY: The state is guarded by the state lock (held, type invariant).
+        unsafe { self.sk.conn_state() }
     }
 
     /// The connected peer, if any.
     pub(crate) fn peer(&self) -> Option<&Sock> {
-        self.conn().peer()
+        // SAFETY: The state is guarded by the state lock (held, type invariant); it is
+        // changed only through `&mut self` (`set_conn`), so not while `&self` is lent.
+        unsafe { self.sk.conn_peer() }
     }
 
     /// Moves the socket to `new`, writing `sk_state` and `unix_sock::peer` with it
@@ -287,7 +288,7 @@ impl StateGuard<'_> {
     // Inlined: once per connect.
     #[inline(always)]
     pub(crate) fn queue_embryo(&mut self, embryo: ConnectedEmbryo) {
-        debug_assert!(matches!(self.conn(), Conn::Listening));
+        debug_assert!(self.conn() == ConnState::Listening);
         let ConnectedEmbryo(sk, skb) = embryo;
         // SAFETY: `skb` is ours and charged to `sk` (`BareEmbryo::with_carrier`). The
         // embryo's `listener` is only compared (WRITE_ONCE), cleared by `take_embryo`.

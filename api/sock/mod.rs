@@ -33,7 +33,6 @@ use crate::api::kline::{ARef, AlwaysRefCounted};
 pub(crate) use crate::api::msg::{Msg, MsgFlags};
 use crate::api::sync::{RcuReadGuard, SpinGuard};
 use crate::api::vfs::HeldPath;
-use core::cell::UnsafeCell;
 use core::ffi::c_int;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;

@@ -20,10 +20,11 @@ use super::*;
 ///   sockets), under `lock`;
 /// - `iolock`: one reader at a time on a stream socket; `bindlock`: one binder at a
 ///   time;
-/// - `lock`: the state lock (`unix_state_lock()`), which guards `conn` (and so `peer`),
-///   `path` and the shutdown/state transitions;
-/// - `peer`: the peer of `conn`, a copy without a reference of its own, written
-///   (`WRITE_ONCE`) with `conn` under `lock`, read without it only to compare;
+/// - `lock`: the state lock (`unix_state_lock()`), which guards the connection state
+///   ([`Conn`]: `sk_state` and `peer`), `path` and the shutdown transitions;
+/// - `peer`: the connected peer, whose reference it holds, as AF_UNIX's `unix_peer()`
+///   does; written (`WRITE_ONCE`) with `sk_state` under `lock`, read without it only to
+///   compare;
 /// - `peer_wq`: its wait queue is where datagram writers and connecting clients wait
 ///   for room in this socket's queue (`peer_wait`); it is also the socket's wait queue
 ///   while it is an embryo (a connection not accepted yet);
@@ -67,13 +68,15 @@ pub(crate) struct UnixSock {
     /// [`RCU_RELEASED`] once its release decided its free (only ever set, as one atomic:
     /// whichever of the two came second sees the other).
     rcu: AtomicU8,
+    /// Per [`crate::api::list::Link`] (`sk_node`, `sk_bind_node`): the lock of the chain
+    /// the socket is linked in by that node (the address of what the lock guards), or
+    /// NULL. Claimed before the link, cleared after the unlink, under that lock.
+    chained: [AtomicPtr<core::ffi::c_void>; 2],
     /// The collector's fields, under its lock ([`InflightList`]): the link in its list
     /// of sockets in flight, while `inflight` is not 0.
     pub(crate) gc_link: bindings::list_head,
     /// References to this socket's file held by fd lists in flight.
     pub(crate) inflight: kernel::ffi::c_ulong,
-    /// The connection state, under `unix.lock`.
-    conn: UnsafeCell<Conn>,
 }
 
 // AF_UNIX's slab object is `struct unix_sock`; the module's may be at most 64 bytes
@@ -97,6 +100,19 @@ const _: () = {
     assert!(size_of::<bindings::socket>() == bindings::AFUNIX_SOCKET_SIZE as usize);
 };
 
+/// The connection state without the peer ([`StateGuard::conn`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ConnState {
+    /// [`Conn::Unconnected`].
+    Unconnected,
+    /// [`Conn::Listening`].
+    Listening,
+    /// [`Conn::Connected`].
+    Connected,
+    /// [`Conn::Target`].
+    Target,
+}
+
 /// [`UnixSock::rcu`]: linked into a chain that lookups walk under RCU
 /// ([`Sock::mark_rcu_linked`]).
 const RCU_LINKED: u8 = 1;
@@ -104,8 +120,9 @@ const RCU_LINKED: u8 = 1;
 const RCU_RELEASED: u8 = 2;
 
 /// The connection state of a socket: AF_UNIX's `sk_state` with `unix_peer()`, held
-/// under the state lock ([`StateGuard`]). `sk_state` is written with it, for the core
-/// and lockless readers ([`Sock::state`]).
+/// under the state lock ([`StateGuard`]) in those two fields, for the core and lockless
+/// readers ([`Sock::state`]) too: `peer` is NULL but in `Connected`, whose reference it
+/// holds.
 pub(crate) enum Conn {
     /// `TCP_CLOSE` without a peer: new, disconnected or released.
     Unconnected,
@@ -360,11 +377,14 @@ impl Sock {
             bindings::afunix_init_state_lock(ptr::addr_of_mut!((*u).unix.lock));
             bindings::afunix_init_rcvq_lock(sk);
             (*u).unix.peer = ptr::null_mut();
-            ptr::addr_of_mut!((*u).conn).write(UnsafeCell::new(Conn::Unconnected));
             ptr::addr_of_mut!((*u).opts).write(AtomicU8::new(0));
             ptr::addr_of_mut!((*u).counted_out).write(AtomicBool::new(false));
             ptr::addr_of_mut!((*u).as_unix).write(AtomicBool::new(false));
             ptr::addr_of_mut!((*u).rcu).write(AtomicU8::new(0));
+            ptr::addr_of_mut!((*u).chained).write([
+                AtomicPtr::new(ptr::null_mut()),
+                AtomicPtr::new(ptr::null_mut()),
+            ]);
             bindings::afunix_init_iolock(ptr::addr_of_mut!((*u).unix.iolock));
             bindings::afunix_init_bindlock(ptr::addr_of_mut!((*u).unix.bindlock));
             bindings::afunix_init_peer_wait(ptr::addr_of_mut!((*u).unix.peer_wq.wait));
@@ -374,12 +394,47 @@ impl Sock {
         }
     }
 
-    pub(super) fn conn_cell(&self) -> &UnsafeCell<Conn> {
-        // SAFETY: `conn` of a live socket of this family, initialised by `init_unix`.
-        unsafe { &*ptr::addr_of!((*self.unix()).conn) }
+    /// The connection state ([`Conn`]'s encoding: `sk_state`, and `peer` set only when
+    /// connected).
+    ///
+    /// # Safety
+    ///
+    /// As [`Sock::write_conn`]'s: no one writes the state meanwhile.
+    pub(super) unsafe fn conn_state(&self) -> ConnState {
+        // SAFETY: Fields of a live socket, written only by `write_conn` (safety
+        // requirements).
+        let (st, peer) = unsafe {
+            let u = self.unix();
+            (
+                ptr::addr_of!((*u).unix.sk.__sk_common.skc_state).read(),
+                ptr::addr_of!((*u).unix.peer).read(),
+            )
+        };
+        match st {
+            SkState::LISTEN => ConnState::Listening,
+            SkState::ESTABLISHED if peer.is_null() => ConnState::Target,
+            SkState::ESTABLISHED => ConnState::Connected,
+            _ => ConnState::Unconnected,
+        }
     }
 
-    /// Replaces the connection state, and `sk_state` and `unix_sock::peer` with it.
+    /// The peer of a connected socket, held by its state.
+    ///
+    /// # Safety
+    ///
+    /// As [`Sock::conn_state`]'s, for as long as the borrow lasts.
+    pub(super) unsafe fn conn_peer(&self) -> Option<&Sock> {
+        // SAFETY: A field of a live socket, written only by `write_conn` (safety
+        // requirements): NULL, or a socket of this family whose reference the state
+        // holds until it is written again.
+        unsafe {
+            let p = ptr::addr_of!((*self.unix()).unix.peer).read();
+            (!p.is_null()).then(|| Sock::from_raw(p))
+        }
+    }
+
+    /// Replaces the connection state (`sk_state` and `unix_sock::peer`, which holds the
+    /// peer's reference) and returns the old one, with that reference.
     ///
     /// # Safety
     ///
@@ -387,15 +442,25 @@ impl Sock {
     /// embryo being set up), or is `sk_destruct`; and holds no borrow of the state.
     pub(super) unsafe fn write_conn(&self, new: Conn) -> Conn {
         let st = new.tcp_state();
-        let peer = new.peer().map_or(ptr::null_mut(), Sock::as_ptr);
+        // The new peer's reference moves into the field.
+        let peer = new
+            .into_peer()
+            .map_or(ptr::null_mut(), |p| ARef::into_raw(p).as_ptr().cast());
         let u = self.unix();
-        // SAFETY: Exclusive access to `conn` (safety requirements); the two copies are
-        // written as AF_UNIX writes them (WRITE_ONCE), for lockless readers.
+        // SAFETY: Exclusive access to the state (safety requirements); the fields are
+        // written as AF_UNIX writes them (WRITE_ONCE), for lockless readers. The old
+        // `peer`, set only while connected, holds the reference the old state gets.
         unsafe {
-            let old = ptr::replace(self.conn_cell().get(), new);
+            let old_st = self.conn_state();
+            let old_peer = ptr::addr_of!((*u).unix.peer).read();
             ptr::addr_of_mut!((*u).unix.peer).write_volatile(peer);
             ptr::addr_of_mut!((*u).unix.sk.__sk_common.skc_state).write_volatile(st);
-            old
+            match (old_st, NonNull::new(old_peer)) {
+                (ConnState::Connected, Some(p)) => Conn::Connected(ARef::from_raw(p.cast())),
+                (ConnState::Listening, _) => Conn::Listening,
+                (ConnState::Target, _) => Conn::Target,
+                _ => Conn::Unconnected,
+            }
         }
     }
 
@@ -909,6 +974,20 @@ impl Sock {
             return Err(kernel::error::code::EINVAL);
         }
         Ok(())
+    }
+
+    /// Whether the socket was ever linked where lookups walk under RCU.
+    pub(in crate::api) fn rcu_linked(&self) -> bool {
+        self.rcu_state().load(Ordering::Relaxed) & RCU_LINKED != 0
+    }
+
+    /// The lock the socket's `sk_node`, or `sk_bind_node`, is linked under
+    /// ([`UnixSock::chained`]).
+    pub(in crate::api) fn chained(&self, bind_node: bool) -> &AtomicPtr<core::ffi::c_void> {
+        // SAFETY: `self` is a live socket of this family, a `UnixSock`; the field is
+        // only accessed atomically.
+        let slots = unsafe { &(*self.unix()).chained };
+        &slots[usize::from(bind_node)]
     }
 
     /// At release: a socket never linked where lookups walk under RCU is freed at its
