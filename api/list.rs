@@ -131,22 +131,29 @@ impl Chain {
     }
 
     /// Links `sk` by `link`, with a reference the chain holds. `EINVAL` if `sk` is
-    /// linked by that node already, in any chain.
+    /// linked by that node already, in any chain, or if `no_rcu_linked` and `sk` was
+    /// ever linked where walkers go without a lock.
     ///
     /// # Safety
     ///
     /// The chain's lock, whose identity is `owner`, is held, and `link` is the chain's.
-    unsafe fn add(&self, sk: &Sock, link: Link, owner: Owner) -> Result {
+    unsafe fn add(&self, sk: &Sock, link: Link, owner: Owner, no_rcu_linked: bool) -> Result {
+        let slot = link.owner(sk);
         // Claimed first: of two links of one node under two locks, one fails here.
         // Acquire: the unlink that freed the node came before.
-        link.owner(sk)
-            .compare_exchange(
-                ptr::null_mut(),
-                owner.0,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            )
-            .map_err(|_| EINVAL)?;
+        slot.compare_exchange(
+            ptr::null_mut(),
+            owner.0,
+            Ordering::Acquire,
+            Ordering::Relaxed,
+        )
+        .map_err(|_| EINVAL)?;
+        // Checked after the claim: a striped chain's link marks the socket before its
+        // claim, and its unlink's release of the node came before ours.
+        if no_rcu_linked && sk.rcu_linked() {
+            slot.store(ptr::null_mut(), Ordering::Release);
+            return Err(EINVAL);
+        }
         // SAFETY: The chain is locked; `sk` is live and its node is in no chain (it was
         // unowned), and now ours.
         unsafe {
@@ -185,6 +192,25 @@ impl Chain {
         // Release: a link under another lock comes after the unlink.
         slot.store(ptr::null_mut(), Ordering::Release);
         true
+    }
+
+    /// Unlinks the chain's first socket and hands over the chain's reference to it;
+    /// `None` if the chain is empty. For the drop of a table: a socket left linked
+    /// must not keep the table's lock as its owner, whose address may be reused.
+    ///
+    /// # Safety
+    ///
+    /// The chain's lock is held, and `link` is the chain's.
+    unsafe fn pop(&self, link: Link) -> Option<ARef<Sock>> {
+        let node = NonNull::new(self.first())?;
+        // SAFETY: The first node of the locked chain, at `link.offset()` in a live
+        // socket the chain holds a reference to.
+        let sk = unsafe { Sock::from_raw(node.as_ptr().byte_sub(link.offset()).cast()) };
+        // SAFETY: Linked in this locked chain.
+        unsafe { bindings::afunix_hlist_del_init_rcu(node.as_ptr()) };
+        link.owner(sk).store(ptr::null_mut(), Ordering::Release);
+        // SAFETY: The chain's reference, which leaves with the socket.
+        Some(unsafe { ARef::from_raw(NonNull::from(sk)) })
     }
 
     /// Moves `sk`, linked by `link` in a chain whose lock is held, to this chain, with
@@ -384,10 +410,30 @@ extern "C" fn rust_afunix_find_socket_byinode<'a>(
 }
 
 /// One chain of sockets linked by `sk_node` (each with a reference) and its lock.
-#[pin_data]
+#[pin_data(PinnedDrop)]
 pub(crate) struct ChainLock {
     #[pin]
     lock: SpinLock<Chain>,
+}
+
+#[pinned_drop]
+impl PinnedDrop for ChainLock {
+    fn drop(self: Pin<&mut Self>) {
+        // Sockets still linked (none in the module: each leaves at its release) leave,
+        // with the chain's references: this lock's identity may be reused.
+        loop {
+            let sk = {
+                let g = self.lock.lock();
+                // SAFETY: The lock is held; the chain is linked by `sk_node`.
+                unsafe { g.pop(Link::Node) }
+            };
+            // Put once unlocked.
+            match sk {
+                Some(sk) => drop(sk),
+                None => break,
+            }
+        }
+    }
 }
 
 impl ChainLock {
@@ -423,11 +469,8 @@ impl ChainGuard<'_> {
     /// was ever linked where walkers go without a lock: they may still be on its node,
     /// and would follow it here, to sockets freed without a grace period.
     pub(crate) fn add(&mut self, sk: &Sock) -> Result {
-        if sk.rcu_linked() {
-            return Err(EINVAL);
-        }
         // SAFETY: The lock, `owner()`, is held; the chain is linked by `sk_node`.
-        unsafe { self.0.add(sk, Link::Node, self.owner()) }
+        unsafe { self.0.add(sk, Link::Node, self.owner(), true) }
     }
 
     /// Unlinks `sk` and drops the chain's reference; false if it is not in this chain.
@@ -536,7 +579,7 @@ impl StripeRcu {
 /// `rcu[s]` mirrors `stripes[s]`'s chains (type invariant of [`StripeRcu`]); the chains
 /// hold sockets linked by `link`, each in a chain of the stripe it was linked under.
 /// `resizing` is set while [`Stripes::rehash`] runs.
-#[pin_data]
+#[pin_data(PinnedDrop)]
 pub(crate) struct Stripes<const N: usize> {
     /// Stripe `s` protects chains `i` with `i % N == s`.
     #[pin]
@@ -547,6 +590,33 @@ pub(crate) struct Stripes<const N: usize> {
     link: Link,
     /// A rehash is running (one at a time: it keeps one reference to the old array).
     resizing: AtomicBool,
+}
+
+#[pinned_drop]
+impl<const N: usize> PinnedDrop for Stripes<N> {
+    fn drop(self: Pin<&mut Self>) {
+        // As `ChainLock`'s: sockets still linked leave, with the chains' references.
+        let link = self.link;
+        for (s, stripe) in self.stripes.iter().enumerate() {
+            loop {
+                let sk = {
+                    let g = stripe.lock();
+                    // Chains `s`, `s + N`, ... are this stripe's.
+                    // SAFETY: The stripe's lock is held; its chains are linked by `link`.
+                    g.chains
+                        .heads
+                        .iter()
+                        .skip(s)
+                        .step_by(N)
+                        .find_map(|h| unsafe { h.pop(link) })
+                };
+                match sk {
+                    Some(sk) => drop(sk),
+                    None => break,
+                }
+            }
+        }
+    }
 }
 
 impl<const N: usize> Stripes<N> {
@@ -753,7 +823,7 @@ impl<const N: usize> StripeGuard<'_, N> {
         sk.mark_rcu_linked()?;
         // SAFETY: The chain is of this stripe, whose lock (`owner()`) is held; linked by
         // `link`.
-        unsafe { chain.add(sk, self.link, self.owner()) }
+        unsafe { chain.add(sk, self.link, self.owner(), false) }
     }
 
     /// Unlinks `sk` and drops the chain's reference; false if it is not in a chain of
