@@ -86,6 +86,8 @@ fn bind_bsd(sk: &Sock, addr: ARef<UnixAddress>) -> Result {
     {
         let table = sk.table();
         let mut g = table.lock2(Bucket::of(sk), new);
+        // The netns table before the global one: a socket once in a striped chain (the
+        // global table is one) is refused by the lower half.
         if let Err(e) = g.rehash(sk, addr, new, None) {
             drop(g);
             drop(b);

@@ -540,7 +540,8 @@ struct Stripe {
 /// # Invariants
 ///
 /// `chains` points to the array of the stripe's `chains` (written under the stripe's
-/// lock); an array it pointed to is freed only a grace period after it was replaced.
+/// lock); an array it pointed to is freed only a grace period after it was replaced,
+/// or with the [`Stripes`] (whose drop no lookup can overlap).
 /// `seq` is odd while the stripe's sockets move between chains (under its lock).
 struct StripeRcu {
     seq: AtomicU32,
