@@ -538,6 +538,19 @@ impl<'a> TableRef<'a> {
         }
     }
 
+    /// Links a new socket into its unbound bucket (`unix_insert_unbound_socket`).
+    // Inlined, as `names::insert_unbound`.
+    #[inline(always)]
+    pub(crate) fn insert_unbound(self, sk: &Sock) {
+        let b = Bucket::unbound(sk);
+        if let BucketGuard::Lower(mut g) = self.0.get().lock_bucket(b, false) {
+            // Recorded before the link, under the bucket's lock, as `Locked::link`
+            // does. A new socket is in no chain: this cannot fail.
+            sk.set_hash(b.0);
+            let _ = g.add(sk);
+        }
+    }
+
     /// Unlinks `sk` from the bucket it is in (its release), and frees its name in the
     /// autobind map if it has one of that form.
     pub(crate) fn remove(self, sk: &Sock) {
@@ -632,11 +645,6 @@ impl<'a> Locked<'a> {
             BucketGuard::Stripe(g) => g.find_name(h.0, name),
             BucketGuard::Lower(_) => None,
         }
-    }
-
-    /// Links an unbound socket into bucket `b` of the lower half (which must be locked).
-    pub(crate) fn insert(&mut self, sk: &Sock, b: Bucket) -> Result {
-        self.link(sk, b, None)
     }
 
     /// Links `sk`, in no table, into `b`: in the lower half, or the chain of `h` (whose

@@ -160,11 +160,7 @@ pub(crate) fn maybe_autobind(sk: &Sock) -> Result {
 // Inlined, as `proto::init_new`: once per socket and embryo.
 #[inline(always)]
 pub(crate) fn insert_unbound(sk: &Sock) {
-    let table = sk.table();
-    let b = Bucket::unbound(sk);
-    let mut g = table.lock(b);
-    // The bucket is the one locked: this cannot fail.
-    let _ = g.insert(sk, b);
+    sk.table().insert_unbound(sk);
 }
 
 /// Takes `sk` out of every table (at release).

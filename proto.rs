@@ -142,9 +142,12 @@ pub(crate) fn release_sock(sk: &Sock, embryo: bool) {
         // drops here: it may now die.
     }
 
-    // Throw out the buffers, and the out-of-band mark with them; a listener's queue
-    // holds embryos, released with it.
-    sk.io_lock().purge_rcvq(|e| release_sock(&e, true));
+    // Throw out the buffers, and the out-of-band mark with them (an empty queue has
+    // none); a listener's queue holds embryos, released with it. Dead now, the socket
+    // gets no more: a sender checks under its state lock.
+    if !sk.rcvq_empty() {
+        sk.io_lock().purge_rcvq(|e| release_sock(&e, true));
+    }
     drop(path);
     // Fds in flight may now be part of a cycle no one can receive.
     gc::on_release();
