@@ -603,13 +603,9 @@ impl<const N: usize> PinnedDrop for Stripes<N> {
                 let sk = {
                     let g = stripe.lock();
                     // Chains `s`, `s + N`, ... are this stripe's.
+                    let mut heads = g.chains.heads.iter().skip(s).step_by(N);
                     // SAFETY: The stripe's lock is held; its chains are linked by `link`.
-                    g.chains
-                        .heads
-                        .iter()
-                        .skip(s)
-                        .step_by(N)
-                        .find_map(|h| unsafe { h.pop(link) })
+                    heads.find_map(|h| unsafe { h.pop(link) })
                 };
                 match sk {
                     Some(sk) => drop(sk),
